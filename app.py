@@ -1,0 +1,15 @@
+"""Streamlit entry point: the router and the frame shared by every page."""
+
+import streamlit as st
+
+from explorer import ui
+
+st.set_page_config(page_title="RAG Error Explorer", page_icon="🔎", layout="wide")
+
+navigation = st.navigation(
+    [
+        st.Page("pages/inspect.py", title="Inspect", icon="🔎", default=True),
+    ]
+)
+ui.sidebar()
+navigation.run()

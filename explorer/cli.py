@@ -1,0 +1,131 @@
+"""Command line: `explorer validate` and `explorer score`.
+
+Exit codes: 0 all good; 1 some input lines were invalid or some examples could not be scored
+(everything else was still processed and written); 2 bad usage (unknown option or detector);
+3 an input file could not be read or the output could not be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from explorer import detectors
+from explorer.cache import ResultCache
+from explorer.example import LoadResult, parse_jsonl
+from explorer.scoring import output_record, score_examples
+
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_IO = 0, 1, 2, 3
+
+
+class CliError(Exception):
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+
+def _load(path: Path) -> LoadResult:
+    try:
+        loaded = parse_jsonl(path)
+    except OSError as error:
+        raise CliError(f"cannot read {path}: {error.strerror or error}", EXIT_IO) from error
+    for problem in loaded.errors:
+        print(f"{path}: {problem}", file=sys.stderr)
+    return loaded
+
+
+def _method_names(value: str) -> list[str]:
+    chosen = [name.strip() for name in value.split(",") if name.strip()]
+    for name in chosen:
+        try:
+            detectors.spec(name)
+        except detectors.UnknownDetectorError as error:
+            raise argparse.ArgumentTypeError(str(error)) from error
+    if not chosen:
+        raise argparse.ArgumentTypeError("name at least one detector")
+    return chosen
+
+
+def build_detectors(names: Sequence[str], model: str | None) -> list[detectors.Detector]:
+    """Instantiate detectors by name; `model` goes to those that run a language model."""
+    return [
+        detectors.create(name, **({"model": model} if model and detectors.spec(name).uses_model else {}))
+        for name in names
+    ]
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    loaded = _load(args.input)
+    print(
+        f"{args.input}: {len(loaded.examples)} valid example(s), "
+        f"{len(loaded.errors)} problem(s) in {loaded.lines_read} non-empty line(s)"
+    )
+    return EXIT_OK if loaded.ok else EXIT_PARTIAL
+
+
+def run_score(args: argparse.Namespace) -> int:
+    loaded = _load(args.input)
+    chosen = build_detectors(args.methods, args.model)
+    cache = None if args.no_cache else ResultCache(args.cache_dir)
+    failures = 0
+    try:
+        out = args.out.open("w", encoding="utf-8")
+    except OSError as error:
+        raise CliError(f"cannot write {args.out}: {error.strerror or error}", EXIT_IO) from error
+    with out, tqdm(total=len(loaded.examples), unit="example", file=sys.stderr, disable=args.quiet) as bar:
+        for scored in score_examples(loaded.examples, chosen, cache):
+            for name, message in scored.errors.items():
+                failures += 1
+                tqdm.write(f"{scored.example.id}: {name}: {message}", file=sys.stderr)
+            out.write(json.dumps(output_record(scored), ensure_ascii=False) + "\n")
+            out.flush()
+            bar.update()
+    return EXIT_OK if loaded.ok and not failures else EXIT_PARTIAL
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="explorer", description="Detect hallucination and coverage errors in RAG answers."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    validate = commands.add_parser("validate", help="check a JSON Lines file of examples")
+    validate.add_argument("input", type=Path)
+    validate.set_defaults(run=run_validate)
+
+    score = commands.add_parser("score", help="score examples with one or more detectors")
+    score.add_argument("input", type=Path)
+    score.add_argument(
+        "--methods",
+        type=_method_names,
+        default=["rouge"],
+        help=f"comma-separated detectors: {', '.join(detectors.names())} (default: rouge)",
+    )
+    score.add_argument("--out", type=Path, required=True, help="output JSON Lines file")
+    score.add_argument("--model", help="causal LM for model-based detectors: a local HF folder or a .gguf file")
+    score.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
+    score.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
+    score.add_argument("--quiet", action="store_true", help="no progress bar")
+    score.set_defaults(run=run_score)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except CliError as error:
+        print(f"explorer: {error}", file=sys.stderr)
+        return error.code
+    except KeyboardInterrupt:
+        print("explorer: interrupted; finished results are cached, run again to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

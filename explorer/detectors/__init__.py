@@ -1,0 +1,84 @@
+"""The registry: every detector, listed explicitly, loaded by name.
+
+Heavy detectors import torch and load models, so a registry entry names its class by import
+path and the class is imported only when asked for; `rouge` alone never imports torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from explorer.detectors.base import (
+    ArgumentWordScore,
+    Detector,
+    DetectorError,
+    DetectorResult,
+    Progress,
+    ResponseWordScore,
+)
+
+__all__ = [
+    "ArgumentWordScore",
+    "Detector",
+    "DetectorError",
+    "DetectorResult",
+    "DetectorSpec",
+    "Progress",
+    "ResponseWordScore",
+    "UnknownDetectorError",
+    "create",
+    "detector_class",
+    "names",
+    "spec",
+]
+
+
+@dataclass(frozen=True)
+class DetectorSpec:
+    name: str
+    title: str
+    import_path: str
+    uses_model: bool
+    summary: str
+
+
+_SPECS = (
+    DetectorSpec(
+        "rouge",
+        "ROUGE-1",
+        "explorer.detectors.rouge:RougeDetector",
+        uses_model=False,
+        summary="Word overlap: response words found in no argument; argument words absent from the response.",
+    ),
+)
+_BY_NAME = {s.name: s for s in _SPECS}
+
+
+class UnknownDetectorError(KeyError):
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+    def __str__(self) -> str:
+        return f"unknown detector {self.name!r}; available: {', '.join(names())}"
+
+
+def names() -> list[str]:
+    return [s.name for s in _SPECS]
+
+
+def spec(name: str) -> DetectorSpec:
+    if name not in _BY_NAME:
+        raise UnknownDetectorError(name)
+    return _BY_NAME[name]
+
+
+def detector_class(name: str) -> type[Detector]:
+    module_name, class_name = spec(name).import_path.split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def create(name: str, **options) -> Detector:
+    """Instantiate detector `name`; `options` (e.g. `model=`) go to its constructor."""
+    return detector_class(name)(**options)

@@ -1,0 +1,135 @@
+"""The one interface every detector implements, and the one result type they all return.
+
+A detector reads an `Example` and returns a `DetectorResult`: example-level scores in [0, 1]
+where higher means "more likely an error", per-perspective coverage scores, word-level scores
+on the response and on the arguments (character spans from `explorer.words`), and `info`
+recording what produced it. Pages, the CLI, the cache and the evaluation consume only this type.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from explorer.example import Example
+
+
+Progress = Callable[[int, int], None]
+
+
+class DetectorError(Exception):
+    """A detector cannot score this example (e.g. it does not fit the model's context)."""
+
+
+@dataclass(frozen=True)
+class ResponseWordScore:
+    start: int
+    end: int
+    score: float
+
+
+@dataclass(frozen=True)
+class ArgumentWordScore:
+    perspective: int
+    argument: int
+    start: int
+    end: int
+    score: float
+
+
+@dataclass(frozen=True)
+class DetectorResult:
+    """What one detector says about one example.
+
+    `hallucination` and `coverage` are error scores in [0, 1]; `per_perspective` maps each
+    perspective's name to its coverage error score (`coverage` is their maximum for detectors
+    that follow the paper's min-over-perspectives rule). Word scores are error scores too:
+    a response word's likelihood of being unsupported, an argument word's of being dropped.
+    `details` holds detector-specific JSON data for richer views (e.g. a salience map).
+    """
+
+    detector: str
+    hallucination: float
+    coverage: float
+    per_perspective: Mapping[str, float]
+    response_words: tuple[ResponseWordScore, ...]
+    argument_words: tuple[ArgumentWordScore, ...]
+    info: Mapping[str, Any]
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def scores_dict(self) -> dict[str, Any]:
+        return {
+            "hallucination": self.hallucination,
+            "coverage": self.coverage,
+            "per_perspective": dict(self.per_perspective),
+        }
+
+    def words_dict(self) -> dict[str, list[list]]:
+        return {
+            "response": [[w.start, w.end, w.score] for w in self.response_words],
+            "arguments": [[w.perspective, w.argument, w.start, w.end, w.score] for w in self.argument_words],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "detector": self.detector,
+            "scores": self.scores_dict(),
+            "words": self.words_dict(),
+            "info": dict(self.info),
+            "details": dict(self.details),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DetectorResult:
+        scores, words = data["scores"], data["words"]
+        return cls(
+            detector=data["detector"],
+            hallucination=scores["hallucination"],
+            coverage=scores["coverage"],
+            per_perspective=dict(scores["per_perspective"]),
+            response_words=tuple(ResponseWordScore(*w) for w in words["response"]),
+            argument_words=tuple(ArgumentWordScore(*w) for w in words["arguments"]),
+            info=dict(data.get("info", {})),
+            details=dict(data.get("details", {})),
+        )
+
+    def argument_word_scores(self, perspective: int, argument: int) -> list[ArgumentWordScore]:
+        return [w for w in self.argument_words if w.perspective == perspective and w.argument == argument]
+
+
+class Detector(abc.ABC):
+    """Scores examples for hallucination and coverage errors.
+
+    Subclasses set the class attributes and implement `score`. `version` changes whenever a
+    change in code changes the output, so cached results of older code are not reused.
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    version: ClassVar[str]
+    response_word_meaning: ClassVar[str]
+    argument_word_meaning: ClassVar[str]
+    # Cheap detectors are recomputed rather than read back from disk.
+    cache_results: ClassVar[bool] = True
+
+    @abc.abstractmethod
+    def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
+        """Score one example; slow detectors call `progress(done, total)` as they go."""
+
+    def config(self) -> dict[str, Any]:
+        """Settings that change the output (part of the cache key and of `info`)."""
+        return {}
+
+    def model_identity(self) -> str | None:
+        """A stable name of the model weights used, or None for model-free detectors."""
+        return None
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "detector": self.name,
+            "version": self.version,
+            "model": self.model_identity(),
+            "config": self.config(),
+        }

@@ -1,0 +1,76 @@
+"""ROUGE-1 detector (Chang et al. 2024, §3.1 and §5.3).
+
+Unigram overlap on content words (stop words dropped, Porter stems), with clipped counts as in
+Lin (2004) and Google's `rouge_score`:
+
+    P   = |response ∩ all arguments| / |response|         hallucination = 1 - P
+    R_p = |response ∩ arguments of perspective p| / |p|   coverage = 1 - min_p R_p
+
+Word level (§5.3): a response word scores 1 when its stem occurs in no argument, an argument
+word scores 1 when its stem does not occur in the response, else 0.
+
+Where the paper is silent: a response without content words has nothing unsupported (P = 1);
+a perspective without content words has nothing to cover (R = 1).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from explorer.detectors.base import ArgumentWordScore, Detector, DetectorResult, Progress, ResponseWordScore
+from explorer.example import Example
+from explorer.words import DEFAULT_SEGMENTER, Segmenter, Word
+
+
+def _clipped_overlap(candidate: Counter, reference: Counter) -> int:
+    return sum(min(count, reference[stem]) for stem, count in candidate.items())
+
+
+def _stems(words: tuple[Word, ...]) -> Counter:
+    return Counter(word.stem for word in words)
+
+
+class RougeDetector(Detector):
+    name = "rouge"
+    title = "ROUGE-1"
+    version = "1"
+    response_word_meaning = "1 = the word's stem appears in no argument"
+    argument_word_meaning = "1 = the word's stem does not appear in the response"
+    cache_results = False
+
+    def __init__(self, segmenter: Segmenter = DEFAULT_SEGMENTER):
+        self.segmenter = segmenter
+
+    def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
+        response_words = self.segmenter.content_words(example.response)
+        argument_words = {
+            (p, a): self.segmenter.content_words(text) for p, a, text in example.arguments()
+        }
+        response_stems = _stems(response_words)
+        all_argument_stems = _stems(tuple(w for words in argument_words.values() for w in words))
+
+        precision = (
+            _clipped_overlap(response_stems, all_argument_stems) / len(response_words) if response_words else 1.0
+        )
+        per_perspective = {}
+        for p, perspective in enumerate(example.perspectives):
+            words = tuple(w for (q, _), ws in argument_words.items() if q == p for w in ws)
+            recall = _clipped_overlap(_stems(words), response_stems) / len(words) if words else 1.0
+            per_perspective[perspective.name] = 1.0 - recall
+
+        return DetectorResult(
+            detector=self.name,
+            hallucination=1.0 - precision,
+            coverage=max(per_perspective.values()),
+            per_perspective=per_perspective,
+            response_words=tuple(
+                ResponseWordScore(w.start, w.end, 0.0 if w.stem in all_argument_stems else 1.0)
+                for w in response_words
+            ),
+            argument_words=tuple(
+                ArgumentWordScore(p, a, w.start, w.end, 0.0 if w.stem in response_stems else 1.0)
+                for (p, a), words in argument_words.items()
+                for w in words
+            ),
+            info=self.info(),
+        )

@@ -1,0 +1,36 @@
+import pytest
+
+from explorer.example import Example
+from tests.helpers import make_example
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path, monkeypatch):
+    """No test reads or writes the user's result cache."""
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def sugar_example() -> Example:
+    return make_example(
+        "Sugar taxes reduce consumption. Critics say taxes hurt poor families and raise prices.",
+        ("pro", ["Taxes reduce sugar consumption.", "Revenue funds health programs."]),
+        ("con", ["Taxes hurt poor families."]),
+    )
+
+
+@pytest.fixture
+def record() -> dict:
+    return {
+        "id": "r1",
+        "topic": "sugar tax",
+        "query": "Should sugary drinks be taxed?",
+        "perspectives": [
+            {"name": "pro", "arguments": ["Taxes reduce sugar consumption."]},
+            {"name": "con", "arguments": ["Taxes hurt poor families."]},
+        ],
+        "response": "Taxes reduce sugar consumption, but they hurt poor families.",
+        "labels": {"hallucination": False, "coverage_error": False, "kind": "organic"},
+        "split": "test",
+    }
+

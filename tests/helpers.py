@@ -1,0 +1,20 @@
+"""Small builders shared by the tests."""
+
+import json
+
+from explorer.example import Example, Perspective
+
+
+def make_example(response: str, *perspectives: tuple[str, list[str]], example_id: str = "ex", **fields) -> Example:
+    return Example(
+        id=example_id,
+        query=fields.pop("query", "Should sugary drinks be taxed?"),
+        perspectives=tuple(Perspective(name, tuple(arguments)) for name, arguments in perspectives),
+        response=response,
+        **fields,
+    )
+
+
+def jsonl(*records) -> str:
+    """JSON Lines text; a str record is written as is (for malformed lines)."""
+    return "".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in records)

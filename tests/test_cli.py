@@ -1,0 +1,74 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from explorer.cli import main
+from tests.helpers import jsonl
+
+
+@pytest.fixture
+def data_file(tmp_path, record):
+    path = tmp_path / "in.jsonl"
+    path.write_text(jsonl(record, dict(record, id="r2", response="Bananas are yellow.")), encoding="utf-8")
+    return path
+
+
+def read_lines(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_score_writes_one_line_per_example_in_input_order(data_file, tmp_path):
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(data_file), "--methods", "rouge", "--out", str(out), "--quiet"]) == 0
+    first, second = read_lines(out)
+    assert [first["id"], second["id"]] == ["r1", "r2"]
+    assert set(first["scores"]["rouge"]) == {"hallucination", "coverage", "per_perspective"}
+    assert first["scores"]["rouge"]["per_perspective"] == {"pro": 0.0, "con": 0.0}
+    assert second["scores"]["rouge"]["hallucination"] == 1.0
+    assert second["words"]["rouge"]["response"] == [[0, 7, 1.0], [12, 18, 1.0]]
+    assert all(len(row) == 5 for row in first["words"]["rouge"]["arguments"])
+
+
+def test_bad_lines_are_reported_on_stderr_and_the_rest_scored(tmp_path, record, capsys):
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(jsonl(record, "oops", dict(record, id="r3")), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(path), "--out", str(out), "--quiet"]) == 1
+    assert [r["id"] for r in read_lines(out)] == ["r1", "r3"]
+    assert "line 2: invalid JSON" in capsys.readouterr().err
+
+
+def test_validate_exit_codes(data_file, tmp_path, capsys):
+    assert main(["validate", str(data_file)]) == 0
+    assert "2 valid example(s), 0 problem(s)" in capsys.readouterr().out
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x"}\n', encoding="utf-8")
+    assert main(["validate", str(bad)]) == 1
+    assert "line 1: query: is required" in capsys.readouterr().err
+    assert main(["validate", str(tmp_path / "missing.jsonl")]) == 3
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_unknown_method_is_a_usage_error_listing_the_valid_ones(data_file, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["score", str(data_file), "--methods", "rouge,nope", "--out", str(tmp_path / "o.jsonl")])
+    assert exited.value.code == 2
+    assert "unknown detector 'nope'; available: rouge" in capsys.readouterr().err
+
+
+def test_unwritable_output_is_an_io_error(data_file, tmp_path):
+    assert main(["score", str(data_file), "--out", str(tmp_path / "no" / "such" / "dir.jsonl"), "--quiet"]) == 3
+
+
+def test_installed_console_script_round_trip(data_file, tmp_path):
+    out = tmp_path / "out.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer", "score", str(data_file), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [r["id"] for r in read_lines(out)] == ["r1", "r2"]
