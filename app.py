@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import ui
+from explorer.ui import state
 
 st.set_page_config(page_title="RAG Error Explorer", page_icon="🔎", layout="wide")
 
@@ -11,5 +11,5 @@ navigation = st.navigation(
         st.Page("pages/inspect.py", title="Inspect", icon="🔎", default=True),
     ]
 )
-ui.sidebar()
+state.sidebar()
 navigation.run()

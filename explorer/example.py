@@ -83,7 +83,11 @@ class Labels:
         """A short human description, e.g. "hallucination (partial_hallucination)"."""
         if self.hallucination is None and self.coverage_error is None:
             return "unlabelled"
-        errors = [name for name, flag in (("hallucination", self.hallucination), ("coverage error", self.coverage_error)) if flag]
+        errors = [
+            name
+            for name, flag in (("hallucination", self.hallucination), ("coverage error", self.coverage_error))
+            if flag
+        ]
         text = " + ".join(errors) if errors else "error-free"
         if self.ambiguous_type:
             text += f" ({self.ambiguous_type.replace('_', ' ')})"
@@ -128,9 +132,7 @@ class Example:
         if self.topic is not None:
             record["topic"] = self.topic
         record["query"] = self.query
-        record["perspectives"] = [
-            {"name": p.name, "arguments": list(p.arguments)} for p in self.perspectives
-        ]
+        record["perspectives"] = [{"name": p.name, "arguments": list(p.arguments)} for p in self.perspectives]
         record["response"] = self.response
         if not self.labels.is_empty():
             record["labels"] = _labels_to_dict(self.labels)
@@ -406,8 +408,7 @@ def _lines(source: str | bytes | Path) -> Iterator[tuple[int, bytes]]:
         data = data[3:]
     # Split on \n only: \r\n leaves a \r that json ignores as whitespace, and a U+2028 inside a
     # string must not cut a record in two (str.splitlines would).
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        yield number, raw
+    yield from enumerate(data.split(b"\n"), start=1)
 
 
 def parse_jsonl(source: str | bytes | Path) -> LoadResult:

@@ -33,4 +33,3 @@ def record() -> dict:
         "labels": {"hallucination": False, "coverage_error": False, "kind": "organic"},
         "split": "test",
     }
-

@@ -63,7 +63,14 @@ def test_pasted_html_and_script_show_as_text(app):
 
 
 def test_refchecker_record_can_be_pasted(app):
-    paste(app, {"question": "Is tea healthy?", "response": "Tea has antioxidants.", "reference": ["Tea contains antioxidants."]})
+    paste(
+        app,
+        {
+            "question": "Is tea healthy?",
+            "response": "Tea has antioxidants.",
+            "reference": ["Tea contains antioxidants."],
+        },
+    )
     assert not app.exception
     assert app.subheader[0].value == "Is tea healthy?"
     assert app.text_input(key="inspect.p0.name").value == "reference"

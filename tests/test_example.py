@@ -47,7 +47,11 @@ def test_labels_and_optional_fields_may_be_absent(record):
 def test_refchecker_records_become_one_reference_perspective():
     loaded = parse_jsonl(
         jsonl(
-            {"question": "Is coffee healthy?", "response": "It has antioxidants.", "reference": "Coffee has antioxidants."},
+            {
+                "question": "Is coffee healthy?",
+                "response": "It has antioxidants.",
+                "reference": "Coffee has antioxidants.",
+            },
             {"id": "q2", "question": "Q?", "response": "A.", "reference": ["One.", "Two."], "source": "web"},
         )
     )
@@ -55,7 +59,9 @@ def test_refchecker_records_become_one_reference_perspective():
     first, second = loaded.examples
     assert first.id == "line-1" and first.query == "Is coffee healthy?"
     assert [(p.name, p.arguments) for p in first.perspectives] == [("reference", ("Coffee has antioxidants.",))]
-    assert second.id == "q2" and second.perspectives[0].arguments == ("One.", "Two.") and second.extra == {"source": "web"}
+    assert (
+        second.id == "q2" and second.perspectives[0].arguments == ("One.", "Two.") and second.extra == {"source": "web"}
+    )
 
 
 def test_bad_lines_are_reported_with_line_and_field_and_good_lines_kept(record):
@@ -82,7 +88,7 @@ def test_every_problem_of_a_line_is_reported(record):
         "query: must not be empty",
         "perspectives[0].arguments[1]: must be a string, got number",
         "perspectives[0].arguments[2]: must not be empty",
-        "split: must be one of train, dev, test, got \"val\"",
+        'split: must be one of train, dev, test, got "val"',
     ]
 
 
@@ -94,7 +100,7 @@ def test_required_fields_and_label_types(record):
     assert [str(e) for e in raised.value.errors] == [
         "id: is required",
         "labels.hallucination: must be true or false, got string",
-        "labels.kind: must be one of organic, paraphrased, synthetic, synthetic_paraphrased, got \"made-up\"",
+        'labels.kind: must be one of organic, paraphrased, synthetic, synthetic_paraphrased, got "made-up"',
         "labels.uncovered[0]: there is no argument 0 in perspective 5",
     ]
 
@@ -107,7 +113,9 @@ def test_duplicate_ids_keep_the_first_and_name_its_line(record):
 
 def test_duplicate_perspective_names_are_an_error(record):
     record["perspectives"][1]["name"] = "pro"
-    with pytest.raises(InvalidExample, match=r"perspectives\[1\]\.name: 'pro' is already the name of perspectives\[0\]"):
+    with pytest.raises(
+        InvalidExample, match=r"perspectives\[1\]\.name: 'pro' is already the name of perspectives\[0\]"
+    ):
         parse_example(record)
 
 

@@ -4,7 +4,7 @@ from explorer.detectors.rouge import RougeDetector
 from explorer.render import arguments_html, highlight, legend_html, response_html
 from tests.helpers import make_example
 
-HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)> & \"quotes\""
+HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)> & "quotes"'
 
 
 def test_user_text_is_escaped_everywhere():

@@ -1,7 +1,6 @@
 import pytest
 
 from explorer.detectors.rouge import RougeDetector
-
 from tests.helpers import make_example
 
 rouge = RougeDetector()

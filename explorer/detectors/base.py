@@ -15,7 +15,6 @@ from typing import Any, ClassVar
 
 from explorer.example import Example
 
-
 Progress = Callable[[int, int], None]
 
 

@@ -43,9 +43,7 @@ class RougeDetector(Detector):
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
         response_words = self.segmenter.content_words(example.response)
-        argument_words = {
-            (p, a): self.segmenter.content_words(text) for p, a, text in example.arguments()
-        }
+        argument_words = {(p, a): self.segmenter.content_words(text) for p, a, text in example.arguments()}
         response_stems = _stems(response_words)
         all_argument_stems = _stems(tuple(w for words in argument_words.values() for w in words))
 
@@ -64,8 +62,7 @@ class RougeDetector(Detector):
             coverage=max(per_perspective.values()),
             per_perspective=per_perspective,
             response_words=tuple(
-                ResponseWordScore(w.start, w.end, 0.0 if w.stem in all_argument_stems else 1.0)
-                for w in response_words
+                ResponseWordScore(w.start, w.end, 0.0 if w.stem in all_argument_stems else 1.0) for w in response_words
             ),
             argument_words=tuple(
                 ArgumentWordScore(p, a, w.start, w.end, 0.0 if w.stem in response_stems else 1.0)

@@ -1,0 +1,131 @@
+"""The example editor: pick a sample, paste a record, or edit every field."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from explorer.example import Example, FormatError, InvalidExample, Labels, Perspective, parse_example, validate
+from explorer.samples import picker_label
+from explorer.ui.state import sample_examples
+
+
+def _k(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}"
+
+
+def load_into_editor(prefix: str, example: Example) -> None:
+    """Put `example` into the editor's widgets (call before they are drawn, e.g. in a callback)."""
+    state = st.session_state
+    state[_k(prefix, "base")] = example
+    state[_k(prefix, "query")] = example.query
+    state[_k(prefix, "response")] = example.response
+    ids = list(range(len(example.perspectives)))
+    state[_k(prefix, "perspective_ids")] = ids
+    state[_k(prefix, "next_id")] = len(ids)
+    for pid, perspective in zip(ids, example.perspectives):
+        state[_k(prefix, f"p{pid}.name")] = perspective.name
+        state[_k(prefix, f"p{pid}.arguments")] = "\n".join(perspective.arguments)
+
+
+def _add_perspective(prefix: str) -> None:
+    state = st.session_state
+    pid = state[_k(prefix, "next_id")]
+    state[_k(prefix, "next_id")] = pid + 1
+    state[_k(prefix, "perspective_ids")].append(pid)
+    state[_k(prefix, f"p{pid}.name")] = f"perspective {len(state[_k(prefix, 'perspective_ids')])}"
+    state[_k(prefix, f"p{pid}.arguments")] = ""
+
+
+def _remove_perspective(prefix: str, pid: int) -> None:
+    st.session_state[_k(prefix, "perspective_ids")].remove(pid)
+
+
+def example_editor(prefix: str, initial: Example) -> tuple[Example, list[FormatError]]:
+    """Editable query, perspectives (add, remove, rename; one argument a line) and response.
+
+    Returns the edited example and its problems. Gold labels are kept only while the text is
+    unchanged: after an edit their spans no longer point at the right words.
+    """
+    state = st.session_state
+    if _k(prefix, "query") not in state:
+        load_into_editor(prefix, initial)
+    base: Example = state[_k(prefix, "base")]
+
+    st.text_area("Query", key=_k(prefix, "query"), height=68)
+    perspectives = []
+    ids = state[_k(prefix, "perspective_ids")]
+    columns = st.columns(max(len(ids), 1))
+    for column, pid in zip(columns, ids):
+        with column:
+            name = st.text_input("Perspective", key=_k(prefix, f"p{pid}.name"))
+            arguments = st.text_area("Arguments, one a line", key=_k(prefix, f"p{pid}.arguments"), height=220)
+            st.button(
+                "Remove perspective",
+                key=_k(prefix, f"p{pid}.remove"),
+                on_click=_remove_perspective,
+                args=(prefix, pid),
+                disabled=len(ids) == 1,
+            )
+            perspectives.append(
+                Perspective(name.strip(), tuple(line.strip() for line in arguments.splitlines() if line.strip()))
+            )
+    st.button("Add perspective", key=_k(prefix, "add"), on_click=_add_perspective, args=(prefix,))
+    st.text_area("Response", key=_k(prefix, "response"), height=220)
+
+    edited = base.replace(
+        query=state[_k(prefix, "query")], perspectives=tuple(perspectives), response=state[_k(prefix, "response")]
+    )
+    if edited.content_hash() != base.content_hash():
+        edited = edited.replace(labels=Labels())
+    return edited, validate(edited)
+
+
+def paste_box(prefix: str) -> None:
+    """A text box for one JSON record (native or RefChecker format) loaded into the editor."""
+    state = st.session_state
+
+    def load() -> None:
+        text = state[_k(prefix, "paste")].strip()
+        try:
+            example = parse_example(json.loads(text))
+        except json.JSONDecodeError as error:
+            state[_k(prefix, "paste_errors")] = [
+                f"invalid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+            ]
+            return
+        except InvalidExample as invalid:
+            state[_k(prefix, "paste_errors")] = [str(e) for e in invalid.errors]
+            return
+        state[_k(prefix, "paste_errors")] = []
+        load_into_editor(prefix, example)
+
+    st.text_area(
+        "One example as JSON",
+        key=_k(prefix, "paste"),
+        height=150,
+        placeholder='{"id": "mine", "query": "...", "perspectives": [{"name": "pro", "arguments": ["..."]}], '
+        '"response": "..."}   or   {"question": "...", "response": "...", "reference": ["..."]}',
+    )
+    st.button("Load JSON", key=_k(prefix, "paste_load"), on_click=load)
+    for message in state.get(_k(prefix, "paste_errors"), []):
+        st.error(message)
+
+
+def sample_picker(prefix: str) -> None:
+    """A select box over `sample_data/` that loads the chosen example into the editor."""
+    samples = sample_examples()
+    if not samples:
+        st.info("No sample data found.")
+        return
+    by_id = {example.id: example for example in samples}
+    st.selectbox(
+        "Sample example",
+        list(by_id),
+        index=None,
+        placeholder="Choose a sample…",
+        format_func=lambda example_id: picker_label(by_id[example_id]),
+        key=_k(prefix, "sample"),
+        on_change=lambda: load_into_editor(prefix, by_id[st.session_state[_k(prefix, "sample")]]),
+    )

@@ -1,0 +1,123 @@
+"""Scores and highlights of the chosen detectors for one example."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from explorer import detectors, render
+from explorer.detectors import DetectorResult
+from explorer.example import Example
+from explorer.jobs import Job
+from explorer.scoring import cached_result, score_example
+from explorer.ui.state import MODEL, get_detector, get_jobs, get_result_cache
+
+
+def results_for(example: Example, methods: Sequence[str]) -> tuple[dict[str, DetectorResult], dict[str, Job | str]]:
+    """Results available now, and for the rest either a running job or an error message.
+
+    Model-free detectors are computed at once; model-based ones come from the cache or are
+    started in the background, so the page stays usable while they run.
+    """
+    results: dict[str, DetectorResult] = {}
+    pending: dict[str, Job | str] = {}
+    cache = get_result_cache()
+    model = st.session_state.get(MODEL, "")
+    for name in methods:
+        try:
+            detector = get_detector(name, model)
+        except Exception as error:  # a bad model path must show as a message, not a traceback
+            pending[name] = f"cannot load: {error}"
+            continue
+        if not detectors.spec(name).uses_model:
+            scored = score_example(example, [detector])
+        else:
+            result = cached_result(detector, example, cache)
+            if result is not None:
+                results[name] = result
+                continue
+            key = f"{name}:{model}:{example.content_hash()}"
+            job = get_jobs().submit(
+                key,
+                f"{detector.title} on {example.id}",
+                lambda progress, d=detector: score_example(example, [d], cache, progress),
+            )
+            if not job.finished:
+                pending[name] = job
+                continue
+            scored = job.result()
+        if name in scored.errors:
+            pending[name] = scored.errors[name]
+        else:
+            results[name] = scored.results[name]
+    return results, pending
+
+
+def show_example_header(example: Example) -> None:
+    """The query and what the gold labels say, above the scores."""
+    st.subheader(example.query, anchor=False)
+    facts = [f"`{example.id}`"]
+    if example.topic:
+        facts.append(f"topic: {example.topic}")
+    facts.append(
+        f"{len(example.perspectives)} perspectives, {sum(len(p.arguments) for p in example.perspectives)} arguments"
+    )
+    if not example.labels.is_empty():
+        facts.append(f"gold: **{example.labels.summary()}**")
+    st.markdown(" · ".join(facts))
+
+
+def show_pending(pending: dict[str, Job | str]) -> None:
+    for name, state in pending.items():
+        title = detectors.spec(name).title
+        if isinstance(state, str):
+            st.warning(f"{title}: {state}")
+        else:
+            left = state.seconds_left()
+            eta = f", about {left:.0f} s left" if left is not None else ""
+            st.progress(state.fraction, text=f"{title}: computing ({state.done}/{state.total or '?'}{eta})")
+
+
+def scores_frame(example: Example, results: dict[str, DetectorResult]) -> pd.DataFrame:
+    rows = []
+    for name, result in results.items():
+        row = {
+            "detector": detectors.spec(name).title,
+            "hallucination": result.hallucination,
+            "coverage": result.coverage,
+        }
+        row.update({f"coverage · {p}": v for p, v in result.per_perspective.items()})
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("detector") if rows else pd.DataFrame()
+
+
+def show_scores(example: Example, results: dict[str, DetectorResult]) -> None:
+    frame = scores_frame(example, results)
+    if frame.empty:
+        return
+    st.dataframe(
+        frame,
+        width="stretch",
+        column_config={
+            column: st.column_config.ProgressColumn(column, min_value=0.0, max_value=1.0, format="%.3f")
+            for column in frame.columns
+        },
+    )
+    st.caption("Error scores in [0, 1]: higher means more likely a hallucination / a dropped argument.")
+
+
+def show_highlights(example: Example, name: str, result: DetectorResult, *, show_gold: bool) -> None:
+    detector_class = detectors.detector_class(name)
+    left, right = st.columns(2)
+    with left:
+        st.markdown(f"**Response** · hallucination {result.hallucination:.2f}")
+        st.html(render.response_html(example, result, detector_class.response_word_meaning, show_gold=show_gold))
+    with right:
+        st.markdown(f"**Arguments** · coverage error {result.coverage:.2f}")
+        st.html(render.arguments_html(example, result, detector_class.argument_word_meaning, show_gold=show_gold))
+
+
+def show_legend(*, with_gold: bool) -> None:
+    st.html(render.legend_html(with_gold=with_gold))

@@ -1,0 +1,75 @@
+"""Session-state keys, cached resources and the sidebar that every page shares.
+
+Values that must survive a page change live under these keys, not only in widget keys
+(Streamlit drops a widget's value when its page is left). Models load once per process through
+`st.cache_resource` and are shared by all sessions, so they are treated as read-only.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer import detectors
+from explorer.cache import ResultCache
+from explorer.detectors import Detector
+from explorer.example import Example
+from explorer.jobs import JobRunner
+from explorer.samples import load_samples
+
+CURRENT_EXAMPLE = "current_example"
+METHODS = "methods"
+MODEL = "model"
+SHOW_GOLD = "show_gold"
+
+DEFAULT_METHODS = ["rouge"]
+
+
+@st.cache_resource(show_spinner="Loading detector…")
+def get_detector(name: str, model: str = "") -> Detector:
+    options = {"model": model} if model and detectors.spec(name).uses_model else {}
+    return detectors.create(name, **options)
+
+
+@st.cache_resource
+def get_result_cache() -> ResultCache:
+    return ResultCache()
+
+
+@st.cache_resource
+def get_jobs() -> JobRunner:
+    return JobRunner()
+
+
+@st.cache_data(show_spinner=False)
+def sample_examples() -> list[Example]:
+    return load_samples()
+
+
+def sidebar() -> None:
+    """Widgets every page shares: which detectors, which language model."""
+    state = st.session_state
+    state.setdefault(METHODS, list(DEFAULT_METHODS))
+    state.setdefault(MODEL, "")
+    with st.sidebar:
+        st.multiselect(
+            "Detectors",
+            detectors.names(),
+            default=state[METHODS],
+            format_func=lambda name: detectors.spec(name).title,
+            key="sidebar.methods",
+            on_change=lambda: state.__setitem__(METHODS, state["sidebar.methods"]),
+            help="\n\n".join(f"**{detectors.spec(n).title}**: {detectors.spec(n).summary}" for n in detectors.names()),
+        )
+        if any(detectors.spec(name).uses_model for name in detectors.names()):
+            st.text_input(
+                "Language model",
+                value=state[MODEL],
+                key="sidebar.model",
+                placeholder="default: SmolLM2-135M-Instruct (packaged)",
+                help="A local Hugging Face model folder or a .gguf file, used by model-based detectors.",
+                on_change=lambda: state.__setitem__(MODEL, state["sidebar.model"].strip()),
+            )
+
+
+def chosen_methods() -> list[str]:
+    return list(st.session_state.get(METHODS, DEFAULT_METHODS))
