@@ -79,10 +79,10 @@ class Slice:
 
     def describe(self, error_type: str) -> str:
         error = "hallucination" if error_type == "hallucination" else "coverage error"
-        which = "ambiguous" if self.ambiguous_positives else "full (not ambiguous)"
+        which = "an ambiguous" if self.ambiguous_positives else "a full (not ambiguous)"
         return (
             f"{self.title}: error-free {self.negative_kind} examples vs "
-            f"{self.positive_kind} examples with a {which} {error}"
+            f"{self.positive_kind} examples with {which} {error}"
         )
 
 

@@ -22,7 +22,7 @@ from explorer.detectors.base import DetectorResult
 from explorer.evaluation import Confusion, RocCurve
 
 _PALETTE = qualitative.Plotly
-_GOLD_COLOR = "#2563eb"
+_GOLD_COLOR = "#334155"  # dark slate: apart from every method color
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 10, "r": 10, "t": 40, "b": 10}}
 
 
@@ -127,7 +127,8 @@ def score_distribution_figure(
     labels = np.asarray(labels, dtype=bool)
     scores = np.asarray(scores, dtype=float)
     figure = go.Figure()
-    for name, mask in (("gold error", labels), ("gold no error", ~labels)):
+    # Horizontal boxes stack bottom-up: the error-free box first puts gold errors on top.
+    for name, mask in (("no error", ~labels), ("gold error", labels)):
         figure.add_trace(
             go.Box(
                 x=scores[mask],
@@ -143,9 +144,7 @@ def score_distribution_figure(
             )
         )
     figure.add_vline(x=threshold, line={"color": "#dc2626", "width": 2, "dash": "dash"})
-    figure.update_layout(
-        **_LAYOUT, title=title, height=220, showlegend=False, xaxis={"title": "error score", "range": [-0.02, 1.02]}
-    )
+    figure.update_layout(**_LAYOUT, title=title, height=220, showlegend=False, xaxis={"title": "error score"})
     return figure
 
 

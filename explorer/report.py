@@ -128,14 +128,19 @@ def markdown(evaluation: Evaluation, *, title: str = "Evaluation", description: 
         reasons = evaluation.left_out.get(error_type, {})
         listed = "; ".join(f"{count} {reason}" for reason, count in sorted(reasons.items())) or "none"
         lines.append(f"- {ERROR_TITLES[error_type]} slices: {listed}.")
-    empty = [
-        f"{ERROR_TITLES[t].lower()} · {s.title.lower()}"
-        for t in ERROR_TYPES
-        for s in SLICES
-        if all(evaluation.cell("example", t, s.name, m).note == "no examples" for m in evaluation.methods)
-    ]
-    if empty:
-        lines.append(f"- Slices with no examples in this data: {', '.join(empty)}.")
+    for note, meaning in (
+        ("no examples", "Slices with no examples in this data"),
+        ("no positives", "Slices with no error examples in this data (e.g. no synthetic examples yet)"),
+        ("no negatives", "Slices with no error-free examples in this data"),
+    ):
+        found = [
+            f"{ERROR_TITLES[t].lower()} · {s.title.lower()}"
+            for t in ERROR_TYPES
+            for s in SLICES
+            if all(evaluation.cell("example", t, s.name, m).note == note for m in evaluation.methods)
+        ]
+        if found:
+            lines.append(f"- {meaning}: {', '.join(found)}.")
     for method, count in evaluation.failures.items():
         lines.append(f"- {method_title(method)}: no score for {count} example(s) (the detector could not score them).")
     return "\n".join(lines) + "\n"

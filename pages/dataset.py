@@ -21,7 +21,7 @@ if not methods:
     st.stop()
 
 scores = dataset.dataset_scores(loaded.examples, methods)
-dataset.show_scoring_status(scores, methods, len(loaded.examples))
+dataset.show_scoring_status(scores, len(loaded.examples))
 results = scores.results
 full_frame = table.scores_frame(loaded.examples, results, methods)
 filters = dataset.filter_sidebar(full_frame, methods)

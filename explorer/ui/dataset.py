@@ -31,7 +31,8 @@ THRESHOLDS = "dataset.thresholds"
 ERROR_TYPE = "dataset.error_type"
 SLICE = "dataset.slice"
 FAILURE_METHOD = "dataset.failure_method"
-STOP_EVENTS = "dataset.stop_events"
+STARTED_JOBS = "dataset.started_jobs"
+PAUSED_JOBS = "dataset.paused_jobs"
 PAGE_BOOTSTRAP = 500  # resamples on the page; `explorer eval` and the downloaded report use 1000
 MAX_FAILURES_LISTED = 40
 
@@ -116,6 +117,7 @@ class DatasetScores:
 
     results: dict[str, dict[str, DetectorResult]]
     jobs: dict[str, Job] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
     failures: dict[str, dict[str, str]] = field(default_factory=dict)
     problems: dict[str, str] = field(default_factory=dict)
 
@@ -156,13 +158,35 @@ def _background_work(detector: detectors.Detector, examples: Sequence[Example], 
     return work
 
 
+# Stop signals of dataset jobs by job key. Module-level, like the job runner, because a job
+# outlives the session rerun that started it.
+_STOPS: dict[str, threading.Event] = {}
+
+
 def _job_key(method: str, model: str, dataset_key: str) -> str:
     return f"dataset:{method}:{model}:{dataset_key}"
+
+
+def _pause_jobs(keep_dataset: str | None = None) -> None:
+    """Stop this session's dataset jobs (but those on `keep_dataset`): the one job worker
+    serves what is in view, e.g. the example just opened in Inspect.
+
+    They resume by themselves when their dataset is viewed again (from the result cache).
+    """
+    for key in st.session_state.get(STARTED_JOBS, set()):
+        if keep_dataset is None or not key.endswith(f":{keep_dataset}"):
+            _STOPS[key].set()
+
+
+def open_in_inspect(example: Example, source: str) -> None:
+    _pause_jobs()
+    links.open_in_inspect(example, source)
 
 
 def dataset_scores(examples: Sequence[Example], methods: Sequence[str]) -> DatasetScores:
     """Every result available now; model-based detectors fill in through background jobs."""
     dataset_key = fingerprint(examples)
+    _pause_jobs(keep_dataset=dataset_key)
     model = st.session_state.get(state.MODEL, "")
     scores = DatasetScores(results={e.id: {} for e in examples})
     for method in methods:
@@ -174,7 +198,9 @@ def dataset_scores(examples: Sequence[Example], methods: Sequence[str]) -> Datas
         if not detectors.spec(method).uses_model:
             results, failures = _model_free_scores(method, dataset_key, examples)
         else:
-            results, failures = _cached_or_started(method, model, detector, examples, dataset_key, scores)
+            results, failures = _cached_or_started(
+                method, _job_key(method, model, dataset_key), detector, examples, scores
+            )
         for example_id, result in results.items():
             scores.results[example_id][method] = result
         for example_id, message in failures.items():
@@ -182,9 +208,10 @@ def dataset_scores(examples: Sequence[Example], methods: Sequence[str]) -> Datas
     return scores
 
 
-def _cached_or_started(method, model, detector, examples, dataset_key, scores):
+def _cached_or_started(method, key, detector, examples, scores):
+    """Cached results, plus those of this dataset's finished job; starts a job for the rest."""
     cache = state.get_result_cache()
-    results = {}
+    results, failures = {}, {}
     missing = []
     for example in examples:
         result = cached_result(detector, example, cache)
@@ -192,66 +219,73 @@ def _cached_or_started(method, model, detector, examples, dataset_key, scores):
             missing.append(example)
         else:
             results[example.id] = result
-    failures: dict[str, str] = {}
-    key = _job_key(method, model, dataset_key)
-    job = state.get_jobs().get(key)
+    jobs = state.get_jobs()
+    job = jobs.get(key)
     if job is not None and job.finished:
         if job.future.exception() is not None:
             scores.problems[method] = f"scoring failed: {job.future.exception()}"
-        else:
-            done, failed = job.result()
-            results.update({i: r for i, r in done.items() if i not in results})
-            failures.update(failed)
-            stopped = [e for e in missing if e.id not in done and e.id not in failed]
-            if stopped:
-                scores.problems[method] = f"stopped with {len(stopped)} example(s) left"
-        return results, failures
+            return results, failures
+        done, failed = job.result()
+        results.update({i: r for i, r in done.items() if i not in results})
+        failures.update(failed)
+        missing = [e for e in missing if e.id not in done and e.id not in failed]
+        if missing and key in st.session_state.get(PAUSED_JOBS, set()):
+            scores.problems[method] = f"stopped with {len(missing)} example(s) left"
+            scores.keys[method] = key
+            return results, failures
+        jobs.forget(key)  # stopped when another dataset was viewed: go on from the cache
     if missing:
-        stop = st.session_state.setdefault(STOP_EVENTS, {}).setdefault(key, threading.Event())
-        stop.clear()
-        scores.jobs[method] = state.get_jobs().submit(
+        stop = _STOPS.setdefault(key, threading.Event())
+        if job is None or job.finished:
+            stop.clear()
+        st.session_state.setdefault(STARTED_JOBS, set()).add(key)
+        scores.jobs[method] = jobs.submit(
             key, f"{detector.title} on {len(missing)} examples", _background_work(detector, missing, stop)
         )
+        scores.keys[method] = key
     return results, failures
 
 
-def show_scoring_status(scores: DatasetScores, methods: Sequence[str], total: int) -> None:
+def _stop(key: str) -> None:
+    _STOPS[key].set()
+    st.session_state.setdefault(PAUSED_JOBS, set()).add(key)
+
+
+def _resume(key: str) -> None:
+    st.session_state.setdefault(PAUSED_JOBS, set()).discard(key)
+    state.get_jobs().forget(key)
+
+
+def show_scoring_status(scores: DatasetScores, total: int) -> None:
     """Progress of running jobs (polled every 2 s) and what could not be scored."""
     for method, message in scores.problems.items():
-        cols = st.columns([4, 1])
-        cols[0].warning(f"{title(method)}: {message}. Examples without a score are left out of its numbers.")
-        if message.startswith("stopped") and cols[1].button("Resume", key=f"dataset.resume.{method}"):
-            model = st.session_state.get(state.MODEL, "")
-            for key in list(st.session_state.get(STOP_EVENTS, {})):
-                if key.startswith(f"dataset:{method}:{model}:"):
-                    state.get_jobs().forget(key)
-            st.rerun()
+        text, button = st.columns([5, 1])
+        text.warning(f"{title(method)}: {message}. Examples without a score are left out of its numbers.")
+        if method in scores.keys:
+            button.button("Resume", key=f"dataset.resume.{method}", on_click=_resume, args=(scores.keys[method],))
     for method, failed in scores.failures.items():
         with st.expander(f"{title(method)} could not score {len(failed)} example(s)"):
-            st.write("\n".join(f"- `{i}`: {m}" for i, m in list(failed.items())[:100]))
+            st.markdown("\n".join(f"- `{i}`: {m}" for i, m in list(failed.items())[:100]))
     if scores.jobs:
-        _progress(scores.jobs, {m: scores.scored(m) for m in scores.jobs}, total)
+        _progress(scores.jobs, scores.keys, {m: scores.scored(m) for m in scores.jobs}, total)
 
 
 @st.fragment(run_every=2)
-def _progress(jobs: dict[str, Job], already: dict[str, int], total: int) -> None:
+def _progress(jobs: dict[str, Job], keys: dict[str, str], already: dict[str, int], total: int) -> None:
     running = False
     for method, job in jobs.items():
         left = job.seconds_left()
         eta = f", about {left / 60:.0f} min left" if left is not None and left > 90 else ""
         eta = eta or (f", about {left:.0f} s left" if left is not None else "")
         done = already[method] + job.done
-        cols = st.columns([5, 1])
-        cols[0].progress(
+        text, button = st.columns([5, 1])
+        text.progress(
             done / total if total else 0.0,
             text=f"{title(method)}: {done} of {total} examples scored, the rest in the background{eta}",
         )
         if not job.finished:
             running = True
-            if cols[1].button("Stop", key=f"dataset.stop.{method}"):
-                for key, event in st.session_state.get(STOP_EVENTS, {}).items():
-                    if key.startswith(f"dataset:{method}:"):
-                        event.set()
+            button.button("Stop", key=f"dataset.stop.{method}", on_click=_stop, args=(keys[method],))
     if not running:
         st.rerun()
 
@@ -455,7 +489,7 @@ def show_failures(
                 help=example.response[:400],
             )
             if button.button("Inspect", key=f"dataset.open.{kind}.{example_id}", help="Open with gold labels overlaid"):
-                links.open_in_inspect(example, source)
+                open_in_inspect(example, source)
         if len(ids) > MAX_FAILURES_LISTED:
             st.caption(f"{len(ids) - MAX_FAILURES_LISTED} more; see the Examples tab (failures first).")
 
@@ -583,15 +617,8 @@ def example_actions(source: str, examples: Sequence[Example], order: Sequence[st
     chosen = left.selectbox("Example", list(order), key="dataset.example")
     example = by_id[chosen]
     if middle.button("Open in Inspect", key="dataset.open_chosen"):
-        links.open_in_inspect(example, source)
-    right.download_button(
-        "HTML report",
-        data=lambda: export.example_html(example, results.get(chosen, {})),
-        file_name=f"{_safe_name(chosen)}.html",
-        mime="text/html",
-        key="dataset.example_html",
-        help="A self-contained page (highlights, scores, heatmaps) that opens offline.",
-    )
+        open_in_inspect(example, source)
+    _html_download(right, example, results, key="dataset.example_html")
 
 
 def _safe_name(text: str) -> str:
@@ -629,15 +656,19 @@ def _rate_columns(frame: pd.DataFrame) -> dict:
 
 
 def show_export(source: str, frame: pd.DataFrame, examples: Sequence[Example], results, methods) -> None:
+    """Downloads: the filtered table, the eval report of the filtered examples, one example's report."""
     stem = _safe_name(source.removeprefix(links.UPLOAD_PREFIX).removesuffix(".jsonl"))
+    download = ":material/download:"
     st.markdown(f"**Scores table**: the {len(frame)} filtered example(s), one row each, indexed by id")
-    left, right = st.columns(2)
+    left, right, _ = st.columns([1, 1, 3])
     left.download_button(
         "CSV",
         data=lambda: export.table_csv(frame),
         file_name=f"{stem}-scores.csv",
         mime="text/csv",
         key="dataset.csv",
+        on_click="ignore",  # a rerun would replace the other buttons' deferred data mid-download
+        icon=download,
     )
     right.download_button(
         "Parquet",
@@ -645,23 +676,27 @@ def show_export(source: str, frame: pd.DataFrame, examples: Sequence[Example], r
         file_name=f"{stem}-scores.parquet",
         mime="application/vnd.apache.parquet",
         key="dataset.parquet",
+        on_click="ignore",
+        icon=download,
     )
     st.markdown(
         "**Evaluation report** of the filtered examples: every error type and slice, significance, word level "
-        "(1000 bootstrap resamples; the same as `explorer eval`)"
+        "(1000 bootstrap resamples, as `explorer eval`)"
     )
 
     def full_report() -> evaluation.Evaluation:
         return evaluation.evaluate(examples, results, methods)
 
     description = f"Data: `{source.removeprefix(links.UPLOAD_PREFIX)}`, {len(examples)} filtered example(s)."
-    left, right = st.columns(2)
+    left, right, _ = st.columns([1, 1, 3])
     left.download_button(
         "Markdown",
         data=lambda: report.markdown(full_report(), title=f"Evaluation of {stem}", description=description),
         file_name=f"{stem}-eval.md",
         mime="text/markdown",
         key="dataset.report_md",
+        on_click="ignore",
+        icon=download,
     )
     right.download_button(
         "JSON",
@@ -671,4 +706,25 @@ def show_export(source: str, frame: pd.DataFrame, examples: Sequence[Example], r
         file_name=f"{stem}-eval.json",
         mime="application/json",
         key="dataset.report_json",
+        on_click="ignore",
+        icon=download,
+    )
+    if examples:
+        st.markdown("**One example** as a self-contained HTML page to share (opens offline)")
+        pick, button = st.columns([3, 1], vertical_alignment="bottom")
+        by_id = {e.id: e for e in examples}
+        chosen = pick.selectbox("Example", list(by_id), key="dataset.export_example")
+        _html_download(button, by_id[chosen], results, key="dataset.export_html")
+
+
+def _html_download(where, example: Example, results, *, key: str) -> None:
+    where.download_button(
+        "HTML report",
+        data=lambda: export.example_html(example, results.get(example.id, {})),
+        file_name=f"{_safe_name(example.id)}.html",
+        mime="text/html",
+        key=key,
+        on_click="ignore",
+        icon=":material/download:",
+        help="A self-contained page (highlights with gold spans, scores, heatmaps) that opens offline.",
     )
