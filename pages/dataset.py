@@ -15,12 +15,13 @@ chosen = dataset.choose_dataset()
 if chosen is None:
     st.stop()
 source, loaded = chosen
-methods = state.chosen_methods()
+dataset.scores_uploader(source)
+methods = dataset.dataset_methods(source, state.chosen_methods())
 if not methods:
     st.info("Choose at least one detector in the sidebar.")
     st.stop()
 
-scores = dataset.dataset_scores(loaded.examples, methods)
+scores = dataset.dataset_scores(source, loaded.examples, methods)
 dataset.show_scoring_status(scores, len(loaded.examples))
 results = scores.results
 full_frame = table.scores_frame(loaded.examples, results, methods)

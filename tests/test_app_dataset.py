@@ -153,6 +153,24 @@ def test_a_failure_opens_in_inspect_with_gold_overlaid(app):
     assert app.text_area(key="inspect.response").value.startswith("Response of zoo-h")
 
 
+def test_precomputed_scores_join_the_table_and_the_evaluation(app):
+    lines = []
+    for example_id, *_ in ROWS:
+        high = example_id.endswith("-h")
+        scores = {"external": {"hallucination": 0.9 if high else 0.1, "coverage": 0.5, "per_perspective": {}}}
+        scores["scripted"] = {"hallucination": 0.5, "coverage": 0.5, "per_perspective": {}}  # wins over computing
+        lines.append({"id": example_id, "scores": scores, "words": {}})
+    app.expander[0].file_uploader[0].set_value(("scores.jsonl", upload_bytes(lines), "application/jsonl")).run()
+    assert not app.exception
+    frame = frame_in_tab(app, "Examples")
+    assert frame.loc["tax-h", "external.hallucination"] == 0.9
+    assert frame["scripted.hallucination"].eq(0.5).all()
+    aucs = frame_in_tab(app, "Evaluation")
+    assert aucs.loc["Full organic", "external"].startswith("100.0")  # a method the registry does not know
+    app.expander[0].file_uploader[0].set_value(("bad.jsonl", b'{"id": "x"}\n', "application/jsonl")).run()
+    assert any("bad.jsonl: line 1: not a record of `explorer score` output" in e.value for e in app.error)
+
+
 def test_example_link_reopens_a_sample_in_inspect():
     last = load_samples()[-1]
     at = AppTest.from_file(APP, default_timeout=60)

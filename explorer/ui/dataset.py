@@ -33,6 +33,12 @@ SLICE = "dataset.slice"
 FAILURE_METHOD = "dataset.failure_method"
 STARTED_JOBS = "dataset.started_jobs"
 PAUSED_JOBS = "dataset.paused_jobs"
+TABLE = "dataset.table"
+TABLE_ORDER = "dataset.table_order"
+CHOSEN_EXAMPLE = "dataset.example"
+LINK_SEEN = "dataset.link_seen"
+GIVEN_SCORES = "dataset.given_scores"
+SCORES_PROBLEM = "dataset.scores_problem"
 PAGE_BOOTSTRAP = 500  # resamples on the page; `explorer eval` and the downloaded report use 1000
 MAX_FAILURES_LISTED = 40
 
@@ -59,8 +65,8 @@ def choose_dataset() -> tuple[str, LoadResult] | None:
     session = st.session_state
     options = links.sample_datasets() + list(session.get(links.UPLOADS, {}))
     linked = st.query_params.get("dataset")
-    if linked and linked in options and session.get("dataset.link_seen") != linked:
-        session["dataset.link_seen"] = linked
+    if linked and linked in options and session.get(LINK_SEEN) != linked:
+        session[LINK_SEEN] = linked
         session[SOURCE] = linked
     if session.get(SOURCE) not in options:
         session[SOURCE] = options[0] if options else None
@@ -183,13 +189,63 @@ def open_in_inspect(example: Example, source: str) -> None:
     links.open_in_inspect(example, source)
 
 
-def dataset_scores(examples: Sequence[Example], methods: Sequence[str]) -> DatasetScores:
+def given_scores(source: str) -> tuple[dict, dict]:
+    """Scores the user uploaded for this dataset (`explorer score` output): results, failures."""
+    return st.session_state.get(GIVEN_SCORES, {}).get(source, ({}, {}))
+
+
+def scores_uploader(source: str) -> None:
+    """Optional precomputed scores, e.g. from a machine with a GPU; they win over computing."""
+    key = f"dataset.scores_uploader.{source}"
+
+    def read() -> None:
+        file = st.session_state[key]
+        given = st.session_state.setdefault(GIVEN_SCORES, {})
+        st.session_state.pop(SCORES_PROBLEM, None)
+        if file is None:
+            given.pop(source, None)
+            return
+        try:
+            given[source] = evaluation.read_scores(file.getvalue())
+        except (ValueError, UnicodeDecodeError) as error:
+            st.session_state[SCORES_PROBLEM] = f"{file.name}: {error}"
+
+    results, _ = given_scores(source)
+    count = len({m for by_method in results.values() for m in by_method})
+    label = f"Precomputed scores ({count} method(s) loaded)" if results else "Precomputed scores (optional)"
+    with st.expander(label):
+        st.file_uploader(
+            "Output of `explorer score` for this dataset",
+            type=["jsonl", "json", "txt"],
+            key=key,
+            on_change=read,
+            help="Scores in this file are used as they are; its methods join the ones chosen in the sidebar.",
+        )
+        if SCORES_PROBLEM in st.session_state:
+            st.error(st.session_state[SCORES_PROBLEM])
+
+
+def dataset_methods(source: str, chosen: Sequence[str]) -> list[str]:
+    """The sidebar's detectors, then any other method the uploaded scores hold."""
+    results, _ = given_scores(source)
+    found = dict.fromkeys(m for by_method in results.values() for m in by_method)
+    return list(chosen) + [m for m in found if m not in chosen]
+
+
+def dataset_scores(source: str, examples: Sequence[Example], methods: Sequence[str]) -> DatasetScores:
     """Every result available now; model-based detectors fill in through background jobs."""
     dataset_key = fingerprint(examples)
     _pause_jobs(keep_dataset=dataset_key)
     model = st.session_state.get(state.MODEL, "")
-    scores = DatasetScores(results={e.id: {} for e in examples})
+    given, given_failures = given_scores(source)
+    scores = DatasetScores(results={e.id: dict(given.get(e.id, {})) for e in examples})
     for method in methods:
+        for example_id, by_method in given_failures.items():
+            if method in by_method and example_id in scores.results:
+                scores.failures.setdefault(method, {})[example_id] = by_method[method]
+        missing = [e for e in examples if method not in scores.results[e.id]]
+        if not missing or method not in detectors.names():
+            continue
         try:
             detector = state.get_detector(method, model)
         except Exception as error:  # a bad model path must show as a message, not a traceback
@@ -199,10 +255,10 @@ def dataset_scores(examples: Sequence[Example], methods: Sequence[str]) -> Datas
             results, failures = _model_free_scores(method, dataset_key, examples)
         else:
             results, failures = _cached_or_started(
-                method, _job_key(method, model, dataset_key), detector, examples, scores
+                method, _job_key(method, model, dataset_key), detector, missing, scores
             )
         for example_id, result in results.items():
-            scores.results[example_id][method] = result
+            scores.results[example_id].setdefault(method, result)
         for example_id, message in failures.items():
             scores.failures.setdefault(method, {})[example_id] = message
     return scores
@@ -553,7 +609,7 @@ def display_frame(frame: pd.DataFrame, outcome: pd.Series | None) -> pd.DataFram
 def show_table(frame: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
     """Sort controls and the table; returns the rows in the order shown."""
     sort_options = ["(failures first)", *frame.columns]
-    left, right = st.columns([3, 1])
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
     sort_by = left.selectbox(
         "Sort by",
         sort_options,
@@ -573,8 +629,23 @@ def show_table(frame: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
     column_config["ambiguous_type"] = st.column_config.TextColumn("ambiguous type")
     column_config["coverage_error"] = st.column_config.CheckboxColumn("coverage error")
     column_config["hallucination"] = st.column_config.CheckboxColumn("hallucination")
-    st.dataframe(frame, column_config=column_config, key="dataset.table", height=420)
+    st.session_state[TABLE_ORDER] = list(frame.index)
+    st.dataframe(
+        frame,
+        column_config=column_config,
+        key=TABLE,
+        height=420,
+        on_select=_select_row,
+        selection_mode="single-row",
+    )
     return frame
+
+
+def _select_row() -> None:
+    """A row clicked in the table becomes the example to open or export."""
+    rows = st.session_state[TABLE]["selection"]["rows"]
+    if rows:
+        st.session_state[CHOSEN_EXAMPLE] = st.session_state[TABLE_ORDER][rows[0]]
 
 
 def show_examples(
@@ -614,7 +685,9 @@ def example_actions(source: str, examples: Sequence[Example], order: Sequence[st
         return
     by_id = {e.id: e for e in examples}
     left, middle, right = st.columns([3, 1, 1], vertical_alignment="bottom")
-    chosen = left.selectbox("Example", list(order), key="dataset.example")
+    if st.session_state.get(CHOSEN_EXAMPLE) not in order:
+        st.session_state.pop(CHOSEN_EXAMPLE, None)
+    chosen = left.selectbox("Example (or click a row)", list(order), key=CHOSEN_EXAMPLE)
     example = by_id[chosen]
     if middle.button("Open in Inspect", key="dataset.open_chosen"):
         open_in_inspect(example, source)
