@@ -1,4 +1,4 @@
-"""Command line: `explorer validate` and `explorer score`.
+"""Command line: `explorer validate`, `explorer score` and `explorer eval`.
 
 Exit codes: 0 all good; 1 some input lines were invalid or some examples could not be scored
 (everything else was still processed and written); 2 bad usage (unknown option or detector);
@@ -18,7 +18,7 @@ from tqdm import tqdm
 from explorer import detectors
 from explorer.cache import ResultCache
 from explorer.example import LoadResult, parse_jsonl
-from explorer.scoring import output_record, score_examples
+from explorer.scoring import output_record, score_example, score_examples
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_IO = 0, 1, 2, 3
 
@@ -88,6 +88,62 @@ def run_score(args: argparse.Namespace) -> int:
     return EXIT_OK if loaded.ok and not failures else EXIT_PARTIAL
 
 
+def _report_paths(out: Path) -> tuple[Path, Path]:
+    stem = out.with_suffix("") if out.suffix in (".md", ".json") else out
+    return stem.with_name(stem.name + ".md"), stem.with_name(stem.name + ".json")
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from explorer import evaluation, report  # scipy and scikit-learn load only for this command
+
+    loaded = _load(args.input)
+    examples = [e for e in loaded.examples if args.split is None or e.split == args.split]
+    results: dict[str, dict[str, detectors.DetectorResult]] = {}
+    failures: dict[str, dict[str, str]] = {}
+    if args.scores is not None:
+        try:
+            results, failures = evaluation.read_scores(args.scores)
+        except OSError as error:
+            raise CliError(f"cannot read {args.scores}: {error.strerror or error}", EXIT_IO) from error
+        except ValueError as error:
+            raise CliError(f"{args.scores}: {error}", EXIT_IO) from error
+    missing = {
+        e.id: [m for m in args.methods if m not in results.get(e.id, {}) and m not in failures.get(e.id, {})]
+        for e in examples
+    }
+    to_score = [e for e in examples if missing[e.id]]
+    if to_score:
+        chosen = {d.name: d for d in build_detectors(sorted({m for e in to_score for m in missing[e.id]}), args.model)}
+        cache = None if args.no_cache else ResultCache(args.cache_dir)
+        for example in tqdm(to_score, unit="example", file=sys.stderr, disable=args.quiet, desc="scoring"):
+            scored = score_example(example, [chosen[m] for m in missing[example.id]], cache)
+            results.setdefault(example.id, {}).update(scored.results)
+            failures.setdefault(example.id, {}).update(scored.errors)
+    for example_id, errors in failures.items():
+        for name, message in errors.items():
+            if name in args.methods:
+                print(f"{example_id}: {name}: {message}", file=sys.stderr)
+
+    settings = evaluation.Settings(n_bootstrap=args.bootstrap, alpha=args.alpha, seed=args.seed)
+    evaluated = evaluation.evaluate(examples, results, args.methods, settings)
+    split = f", {args.split} split" if args.split else ""
+    description = f"Data: `{args.input.name}`{split}."
+    markdown_text = report.markdown(evaluated, title=f"Evaluation of {args.input.name}", description=description)
+    record = report.to_json(
+        evaluated, meta={"data": str(args.input), "split": args.split, "scores": args.scores and str(args.scores)}
+    )
+    markdown_path, json_path = _report_paths(args.out)
+    try:
+        markdown_path.write_text(markdown_text, encoding="utf-8")
+        json_path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise CliError(f"cannot write {args.out}: {error.strerror or error}", EXIT_IO) from error
+    if not args.quiet:
+        print(markdown_text)
+    print(f"wrote {markdown_path} and {json_path}", file=sys.stderr)
+    return EXIT_OK if loaded.ok and not evaluated.failures else EXIT_PARTIAL
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="explorer", description="Detect hallucination and coverage errors in RAG answers."
@@ -112,6 +168,30 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
     score.add_argument("--quiet", action="store_true", help="no progress bar")
     score.set_defaults(run=run_score)
+
+    evaluate = commands.add_parser(
+        "eval", help="ROC AUC of detectors against gold labels, per error type and slice (Table 1 of the paper)"
+    )
+    evaluate.add_argument("input", type=Path, help="JSON Lines examples with labels")
+    evaluate.add_argument("--scores", type=Path, help="`explorer score` output to use; missing scores are computed")
+    evaluate.add_argument(
+        "--methods",
+        type=_method_names,
+        default=detectors.names(),
+        help=f"comma-separated detectors (default: all: {', '.join(detectors.names())})",
+    )
+    evaluate.add_argument("--out", type=Path, required=True, help="report path: writes REPORT.md and REPORT.json")
+    evaluate.add_argument("--split", choices=("train", "dev", "test"), help="evaluate only the examples of this split")
+    evaluate.add_argument(
+        "--bootstrap", type=int, default=1000, help="bootstrap resamples for intervals (default 1000)"
+    )
+    evaluate.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    evaluate.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    evaluate.add_argument("--model", help="causal LM for model-based detectors: a local HF folder or a .gguf file")
+    evaluate.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
+    evaluate.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
+    evaluate.add_argument("--quiet", action="store_true", help="no progress bar, no table on stdout")
+    evaluate.set_defaults(run=run_eval)
     return parser
 
 

@@ -4,9 +4,9 @@ import streamlit as st
 
 from explorer import detectors
 from explorer.example import Example, Perspective
-from explorer.ui import editor, results, state
+from explorer.ui import editor, links, results, state
 
-PREFIX = "inspect"
+PREFIX = state.INSPECT_PREFIX
 BLANK = Example(
     id="my-example",
     query="Should cities ban cars from their centres?",
@@ -26,12 +26,14 @@ with pick:
 with paste, st.expander("Paste JSON"):
     editor.paste_box(PREFIX)
 
+links.apply_example_link()
 results_area = st.container()
 samples = state.sample_examples()
 current = st.session_state.get(state.CURRENT_EXAMPLE) or (samples[0] if samples else BLANK)
 with st.expander("Edit the example", expanded=False):
     example, problems = editor.example_editor(PREFIX, current)
 st.session_state[state.CURRENT_EXAMPLE] = example
+links.sync_example_link(example)
 
 with results_area:
     results.show_example_header(example)

@@ -20,6 +20,7 @@ CURRENT_EXAMPLE = "current_example"
 METHODS = "methods"
 MODEL = "model"
 SHOW_GOLD = "show_gold"
+INSPECT_PREFIX = "inspect"  # the Inspect page's editor keys; other pages load examples into it
 
 DEFAULT_METHODS = ["rouge"]
 
