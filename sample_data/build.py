@@ -2,9 +2,9 @@
 """Build the hand-written sample dataset from its source files.
 
 Reads every ``sample_data/source/<topic_slug>.json`` file, assembles the responses for each
-variant (clean, paraphrased, hallucination, coverage, and the four ambiguous kinds), computes
-every character span from the assembled strings, checks that each span covers exactly the
-text it is meant to, and writes
+variant (clean, a second error-free wording "clean-alt", paraphrased, hallucination, coverage,
+and the four ambiguous kinds), computes every character span from the assembled strings,
+checks that each span covers exactly the text it is meant to, and writes
 
     sample_data/examples.jsonl         one labelled example per line
     sample_data/spare_arguments.jsonl  one line per topic and perspective
@@ -37,6 +37,7 @@ SPLITS = ("train", "dev", "test")
 EXTRA_VARIANTS = ("hallucination2", "coverage2")
 VARIANT_ORDER = (
     "clean",
+    "clean-alt",
     "paraphrased",
     "hallucination",
     "hallucination2",
@@ -64,6 +65,10 @@ MAX_VERBATIM_RUN = 0.75
 # A hallucinated sentence must not look like a light rewording of any given or spare
 # argument (Jaccard over content-word sets).
 MAX_HALLUCINATION_OVERLAP = 0.3
+# The alternative clean response is written afresh, not a light edit of the clean one: each
+# of its sentences (intro and verbalizations) repeats at most this share of the matching
+# clean sentence as one run of consecutive words.
+MAX_ALT_CLEAN_RUN = 0.5
 
 STOPWORDS = frozenset(
     """
@@ -147,12 +152,29 @@ def require(cond: bool, message: str) -> None:
         raise SourceError(message)
 
 
+def check_verbalization(argument: str, sentence: str, where: str) -> None:
+    """A faithful verbalization: mostly the argument's own words, but not a verbatim copy."""
+    run = longest_shared_run(argument, sentence)
+    require(run <= MAX_VERBATIM_RUN, f"{where}: copies {run:.0%} of the argument word for word")
+    rc = recall(argument, sentence)
+    require(rc >= MIN_VERBALIZATION_RECALL,
+            f"{where}: reuses only {rc:.2f} of the argument's words")
+
+
+def check_alternative(clean: str, sentence: str, where: str) -> None:
+    """A sentence of the ``alt`` block: not the matching clean sentence, nor a light edit of it."""
+    require(sentence != clean, f"{where}: identical to the clean response's sentence")
+    run = longest_shared_run(clean, sentence)
+    require(run <= MAX_ALT_CLEAN_RUN,
+            f"{where}: repeats {run:.0%} of the clean response's sentence word for word")
+
+
 def validate(src: dict, slug: str) -> None:
     w = slug
     keys = {
         "topic", "query", "split", "pro", "con", "spare", "paraphrased", "response",
         "hallucinations", "partial_hallucination", "partial_coverage", "repetition",
-        "perspective_confusion", "coverage", "extra_variants",
+        "perspective_confusion", "coverage", "extra_variants", "alt",
     }
     require(set(src) == keys, f"{w}: keys differ from the schema: {sorted(set(src) ^ keys)}")
     require(re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", slug) is not None, f"{w}: bad slug")
@@ -181,15 +203,30 @@ def validate(src: dict, slug: str) -> None:
             ov = jaccard(arg, par)
             require(ov <= MAX_PARAPHRASE_OVERLAP,
                     f"{w}.paraphrased.{p}[{i}]: content-word overlap {ov:.2f} is too high")
-            run = longest_shared_run(arg, v)
-            require(run <= MAX_VERBATIM_RUN,
-                    f"{w}.response.{p}[{i}]: copies {run:.0%} of the argument word for word")
-            rc = recall(arg, v)
-            require(rc >= MIN_VERBALIZATION_RECALL,
-                    f"{w}.response.{p}[{i}]: reuses only {rc:.2f} of the argument's words")
+            check_verbalization(arg, v, f"{w}.response.{p}[{i}]")
         all_args += args + spare + para
     require(len(set(all_args)) == len(all_args), f"{w}: duplicate argument text")
     check_sentence(src["response"]["intro"], f"{w}.response.intro")
+
+    alt = src["alt"]
+    require(isinstance(alt, dict) and set(alt) == {"intro", *PERSPECTIVES},
+            f"{w}.alt: needs exactly the keys intro, pro, con")
+    check_sentence(alt["intro"], f"{w}.alt.intro")
+    check_alternative(src["response"]["intro"], alt["intro"], f"{w}.alt.intro")
+    for p in PERSPECTIVES:
+        entries = alt[p]
+        require(isinstance(entries, list) and all(
+            isinstance(e, dict) and set(e) == {"argument", "sentence"} for e in entries),
+            f"{w}.alt.{p}: a list of {{argument, sentence}} entries in response order")
+        order = [e["argument"] for e in entries]
+        require(all(type(i) is int for i in order)
+                and sorted(order) == list(range(len(src[p]))),
+            f"{w}.alt.{p}: must verbalize each {p} argument exactly once, got order {order}")
+        for k, e in enumerate(entries):
+            where, i = f"{w}.alt.{p}[{k}]", e["argument"]
+            check_sentence(e["sentence"], where)
+            check_verbalization(src[p][i], e["sentence"], where)
+            check_alternative(src["response"][p][i], e["sentence"], where)
 
     def arg_ref(obj: dict, where: str) -> tuple[str, int]:
         p, i = obj["perspective"], obj["argument"]
@@ -275,12 +312,22 @@ def other_perspective(p: str) -> str:
 class Draft:
     """A response as an intro plus two ordered lists of tagged sentences."""
 
-    def __init__(self, src: dict):
-        self.intro = src["response"]["intro"]
-        self.parts = {
-            p: [(("arg", p, i), s) for i, s in enumerate(src["response"][p])]
-            for p in PERSPECTIVES
-        }
+    def __init__(self, intro: str, parts: dict[str, list[tuple[int, str]]]):
+        """``parts[p]`` lists (argument index, verbalization) pairs in response order."""
+        self.intro = intro
+        self.parts = {p: [(("arg", p, i), s) for i, s in parts[p]] for p in PERSPECTIVES}
+
+    @classmethod
+    def clean(cls, src: dict) -> Draft:
+        """The ``response`` block: every argument verbalized, in argument order."""
+        return cls(src["response"]["intro"],
+                   {p: list(enumerate(src["response"][p])) for p in PERSPECTIVES})
+
+    @classmethod
+    def alternative(cls, src: dict) -> Draft:
+        """The ``alt`` block: the same arguments, worded afresh and possibly reordered."""
+        return cls(src["alt"]["intro"], {
+            p: [(e["argument"], e["sentence"]) for e in src["alt"][p]] for p in PERSPECTIVES})
 
     def _index(self, tag: tuple) -> tuple[str, int]:
         for p in PERSPECTIVES:
@@ -350,16 +397,24 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
         return [a, b]
 
     # clean / paraphrased
-    clean, _ = Draft(src).assemble()
+    clean, _ = Draft.clean(src).assemble()
     out["clean"] = (clean, labels(), False)
     out["paraphrased"] = (clean, labels("paraphrased"), True)
+
+    # clean-alt: a second faithful response, worded differently from clean
+    alt, spans = Draft.alternative(src).assemble()
+    for p in PERSPECTIVES:
+        for e in src["alt"][p]:
+            span_of(spans, ("arg", p, e["argument"]), alt, e["sentence"])
+    ensure(alt != clean, slug)
+    out["clean-alt"] = (alt, labels(), False)
 
     # hallucination(s): one unprovided argument inserted
     for k, variant in enumerate(("hallucination", "hallucination2")):
         if variant == "hallucination2" and variant not in src["extra_variants"]:
             continue
         h = src["hallucinations"][k]
-        d = Draft(src)
+        d = Draft.clean(src)
         d.insert_after(h["part"], h["after"], ("hall",), h["sentence"])
         resp, spans = d.assemble()
         out[variant] = (resp, labels(hallucination=True, hallucinated_spans=[
@@ -370,7 +425,7 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
         if variant == "coverage2" and variant not in src["extra_variants"]:
             continue
         c = src["coverage"][k]
-        d = Draft(src)
+        d = Draft.clean(src)
         d.remove(c["perspective"], c["argument"])
         resp, _ = d.assemble()
         ensure(src["response"][c["perspective"]][c["argument"]] not in resp)
@@ -380,7 +435,7 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
 
     # partial hallucination: faithful sentence plus an embellishing clause
     ph = src["partial_hallucination"]
-    d = Draft(src)
+    d = Draft.clean(src)
     d.replace(ph["perspective"], ph["argument"], ("ph",), ph["sentence"])
     resp, spans = d.assemble()
     start = span_of(spans, ("ph",), resp, ph["sentence"])[0] + ph["sentence"].index(ph["clause"])
@@ -392,7 +447,7 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
 
     # partial coverage: one verbalization drops part of its argument
     pc = src["partial_coverage"]
-    d = Draft(src)
+    d = Draft.clean(src)
     d.replace(pc["perspective"], pc["argument"], ("pc",), pc["sentence"])
     resp, _ = d.assemble()
     arg = src[pc["perspective"]][pc["argument"]]
@@ -406,7 +461,7 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
 
     # repetition: an already verbalized argument restated in other words
     rep = src["repetition"]
-    d = Draft(src)
+    d = Draft.clean(src)
     d.insert_after(rep["part"], rep["after"], ("rep",), rep["sentence"])
     resp, spans = d.assemble()
     out["repetition"] = (resp, labels(
@@ -416,7 +471,7 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
     # perspective confusion: an argument moved into the other perspective's part
     pcf = src["perspective_confusion"]
     p = pcf["perspective"]
-    d = Draft(src)
+    d = Draft.clean(src)
     d.remove(p, pcf["argument"])
     d.insert_after(other_perspective(p), pcf["after"], ("conf",), pcf["sentence"])
     resp, spans = d.assemble()
@@ -427,9 +482,10 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
         uncovered=[{"perspective": PERSPECTIVES.index(p), "argument": pcf["argument"]}]),
         False)
 
-    n = len(words(clean))
-    require(RESPONSE_WORDS[0] <= n <= RESPONSE_WORDS[1],
-            f"{slug}: clean response has {n} words, need {RESPONSE_WORDS}")
+    for name, text in (("clean", clean), ("clean-alt", alt)):
+        n = len(words(text))
+        require(RESPONSE_WORDS[0] <= n <= RESPONSE_WORDS[1],
+                f"{slug}: {name} response has {n} words, need {RESPONSE_WORDS}")
 
     records = []
     for variant in VARIANT_ORDER:
@@ -532,13 +588,13 @@ def summary(tagged: list[tuple[str, dict]]) -> str:
         return "  ".join(f"{c[s]:>5}" for s in SPLITS) + f"  {sum(c.values()):>5}"
 
     lines.append("label                   " + "  ".join(f"{s:>5}" for s in SPLITS) + "  total")
-    lines.append(f"{'kind=organic':<23} " + count(lambda l: l["kind"] == "organic"))
-    lines.append(f"{'kind=paraphrased':<23} " + count(lambda l: l["kind"] == "paraphrased"))
-    lines.append(f"{'hallucination=true':<23} " + count(lambda l: l["hallucination"]))
-    lines.append(f"{'coverage_error=true':<23} " + count(lambda l: l["coverage_error"]))
-    lines.append(f"{'ambiguous=true':<23} " + count(lambda l: l["ambiguous"]))
+    lines.append(f"{'kind=organic':<23} " + count(lambda lab: lab["kind"] == "organic"))
+    lines.append(f"{'kind=paraphrased':<23} " + count(lambda lab: lab["kind"] == "paraphrased"))
+    lines.append(f"{'hallucination=true':<23} " + count(lambda lab: lab["hallucination"]))
+    lines.append(f"{'coverage_error=true':<23} " + count(lambda lab: lab["coverage_error"]))
+    lines.append(f"{'ambiguous=true':<23} " + count(lambda lab: lab["ambiguous"]))
     lines.append(f"{'no error':<23} "
-                 + count(lambda l: not l["hallucination"] and not l["coverage_error"]))
+                 + count(lambda lab: not lab["hallucination"] and not lab["coverage_error"]))
     return "\n".join(lines)
 
 
