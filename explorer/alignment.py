@@ -42,9 +42,9 @@ from explorer.example import Example
 SUPPORTED, UNSUPPORTED, FRAMING, ABSTAIN = "supported", "unsupported", "framing", "abstain"
 AGGREGATION_RULES = ("strict", "soft", "major")
 
-# A response reads as "parts" (one run of claims per perspective) when at most this share of
+# A response reads as "parts" (one run of claims per perspective) when less than this share of
 # its supported claims break the part order; point-counterpoint answers that alternate sides
-# break it far more often and get no perspective-confusion flags.
+# break it at least this often and get no perspective-confusion flags.
 MAX_OUT_OF_PART_SHARE = 0.25
 
 
@@ -90,12 +90,12 @@ class Settings:
     parts: when the response reads as one part per perspective, a claim is credited only by
         the arguments of the part it sits in (a pro argument voiced among the con arguments
         supports nothing and covers nothing).
-    exclusive: an argument sentence credits only the claim that matches it best, so the
-        second statement of an argument is not supported by it again.
+    exclusive: an argument sentence that matches several claims credits none of those after
+        the one it matches best, so a restatement is not supported by it again.
     """
 
     match: float = 0.67
-    repetition: float = 0.64
+    repetition: float = 0.69
     framing: bool = True
     parts: bool = True
     exclusive: bool = True
@@ -380,7 +380,7 @@ class Assessment:
 def assess(alignment: Alignment, settings: Settings = Settings()) -> Assessment:
     """Read `alignment` with `settings`: framing claims, parts, credits (see `Settings`)."""
     n_arguments, n_claims = len(alignment.arguments), len(alignment.claims)
-    framing = _framing(alignment, settings.match) if settings.framing else np.zeros(n_claims, dtype=bool)
+    framing = _framing(alignment) if settings.framing else np.zeros(n_claims, dtype=bool)
     if settings.parts:
         out_of_part, parts = _parts(alignment, framing, settings.match)
     else:
@@ -403,12 +403,11 @@ def assess(alignment: Alignment, settings: Settings = Settings()) -> Assessment:
             winner = int(unit_credit[k].argmax())
             if unit_credit[k, winner] < settings.match:
                 continue
+            # Only a later claim restates; an earlier, weaker one previews the argument and keeps its credit.
             for c in np.flatnonzero(unit_credit[k] >= settings.match):
-                if c != winner:
+                if c > winner:
                     lost_to.setdefault(int(c), (winner, u))
-            kept = unit_credit[k, winner]
-            unit_credit[k] = -1.0
-            unit_credit[k, winner] = kept
+                    unit_credit[k, c] = -1.0
     credited = np.full((n_arguments, n_claims), -1.0, dtype=np.float32)
     for k, row in enumerate(unit_rows):
         credited[row] = np.maximum(credited[row], unit_credit[k])
@@ -418,25 +417,25 @@ def assess(alignment: Alignment, settings: Settings = Settings()) -> Assessment:
     return Assessment(alignment, settings, framing, parts, credited, tuple(out_of_part), lost_to)
 
 
-def _framing(alignment: Alignment, match: float) -> np.ndarray:
-    """Opening and closing claims that are closer to the query than to every argument.
+def _framing(alignment: Alignment) -> np.ndarray:
+    """The opening and closing claims that are closer to the query than to every argument.
 
-    Only claims before the first or after the last claim that matches an argument qualify:
-    an unprovided argument in the middle of the answer is a hallucination even when it
-    echoes the question (the "trust trap" of `explorer.trust`).
+    Framing is the run of such claims at the start of the answer and the run at its end; a
+    claim in between is checked even when it echoes the question (an unprovided argument that
+    repeats the question's words is the "trust trap" of `explorer.trust`, not framing). An
+    answer whose every claim is closer to the query frames nothing: all its claims are checked.
     """
     n_claims = len(alignment.claims)
     framing = np.zeros(n_claims, dtype=bool)
     if not alignment.arguments:
         return framing
-    support = alignment.raw_support
-    voicing = np.flatnonzero(support >= match)
-    if not len(voicing):
-        # An answer that voices no argument at all frames nothing: every claim is checked.
+    closer_to_query = alignment.query_similarity > alignment.raw_support
+    if closer_to_query.all():
         return framing
-    first, last = int(voicing[0]), int(voicing[-1])
-    for c in range(n_claims):
-        if (c < first or c > last) and alignment.query_similarity[c] > support[c]:
+    for order in (range(n_claims), range(n_claims - 1, -1, -1)):
+        for c in order:
+            if not closer_to_query[c]:
+                break
             framing[c] = True
     return framing
 
@@ -447,9 +446,10 @@ def _parts(alignment: Alignment, framing: np.ndarray, match: float) -> tuple[lis
     Each checked claim that matches an argument voices that argument's perspective. The parts
     are the longest sequence of those claims whose perspectives come in one order, one run
     each (for two perspectives: pro then con, or con then pro); claims outside it are out of
-    their part. A claim's part is its own perspective when it is in the sequence, else that of
-    the nearest claim of the sequence before it (after it, for claims before the first).
-    No parts when fewer than two perspectives are voiced, or when more than
+    their part, except those before its first claim (an opening sentence is inside no part).
+    A claim's part is its own perspective when it is in the sequence (or opens the answer),
+    else that of the nearest claim of the sequence before it.
+    No parts when fewer than two perspectives are voiced, or when at least
     `MAX_OUT_OF_PART_SHARE` of the voicing claims break the order (an answer that alternates
     sides has no parts).
     """
@@ -467,13 +467,16 @@ def _parts(alignment: Alignment, framing: np.ndarray, match: float) -> tuple[lis
         candidate = _longest_ordered_subsequence([order.index(p) for _, p in voiced])
         if len(candidate) > len(kept):
             kept = candidate
-    kept_set = set(kept)
+    # An out-of-order claim before the first part (an opening that already names the other
+    # side) sits inside no part: it keeps its own perspective.
+    opening = [k for k in range(kept[0])]
+    kept_set = set(kept) | set(opening)
     out = [voiced[k][0] for k in range(len(voiced)) if k not in kept_set]
-    if len(out) > MAX_OUT_OF_PART_SHARE * len(voiced):
+    if len(out) >= MAX_OUT_OF_PART_SHARE * len(voiced):
         return none
-    in_order = {voiced[k][0]: voiced[k][1] for k in kept}
+    in_order = {voiced[k][0]: voiced[k][1] for k in sorted(kept_set)}
     parts = np.full(n_claims, -1, dtype=np.int64)
-    current = voiced[kept[0]][1]
+    current = voiced[min(kept_set)][1]
     for c in range(n_claims):
         current = in_order.get(c, current)
         if not framing[c]:

@@ -154,6 +154,12 @@ def sentence_spans(text: str) -> tuple[Span, ...]:
     """The sentences of `text` as `[start, end)` spans, in order, without surrounding whitespace."""
     spans: list[Span] = []
     for block_start, block_end in _blocks(text):
+        # A list marker ("2. ") would otherwise read as a one-word sentence.
+        while block_start < block_end and text[block_start].isspace():
+            block_start += 1
+        marker = _LIST_MARKER.match(text, block_start, block_end)
+        if marker is not None:
+            block_start = marker.end()
         start = block_start
         for terminator in _TERMINATOR.finditer(text, block_start, block_end):
             if _ends_sentence(text, terminator, block_end):
@@ -205,3 +211,16 @@ def split_sentences(text: str) -> tuple[Claim, ...]:
     return tuple(
         Claim(index=i, start=s, end=e, text=text[s:e], sentence=i) for i, (s, e) in enumerate(sentence_spans(text))
     )
+
+
+def mean_word_scores(claims: tuple[Claim, ...], words: list[tuple[int, int, float]]) -> list[float | None]:
+    """Per claim, the mean score of the scored words inside it (None when it holds none).
+
+    Turns any detector's word-level scores on the response into claim-level scores, so the
+    claim view can show whether the other detectors agree with a claim's verdict.
+    """
+    means: list[float | None] = []
+    for claim in claims:
+        inside = [score for start, end, score in words if claim.start <= start and end <= claim.end]
+        means.append(sum(inside) / len(inside) if inside else None)
+    return means

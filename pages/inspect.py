@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import detectors
 from explorer.example import Example, Perspective
-from explorer.ui import editor, results, state
+from explorer.ui import claims, editor, results, state, trust
 
 PREFIX = "inspect"
 BLANK = Example(
@@ -57,3 +57,5 @@ with results_area:
         for tab, (name, result) in zip(tabs, scored.items()):
             with tab:
                 results.show_highlights(example, name, result, show_gold=show_gold)
+    claims.show_claim_view(example, scored)
+    trust.show_trust(example)
