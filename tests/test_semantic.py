@@ -131,3 +131,16 @@ def test_result_carries_the_alignment_and_settings(detector):
 def test_unknown_pool_is_refused():
     with pytest.raises(ValueError, match="claim_pool must be one of mean, max"):
         SemanticDetector(claim_pool="median", encoder=object())
+
+
+def test_evidence_narrows_to_the_clause_a_claim_voices_and_the_dropped_half_scores_higher(detector):
+    argument = "Sugar taxes cut how much sugar children drink, and the revenue pays for free school meals."
+    example = make_example(
+        "Some point out that the money raised would pay for free meals at school. Others say the tax is unfair.",
+        ("pro", [argument]),
+        ("con", ["The tax is unfair to poor households."]),
+    )
+    unit = detector.assess(example).alignment.localize(0, 0)
+    assert argument[unit.start : unit.end] == "and the revenue pays for free school meals."
+    words = {argument[w.start : w.end]: w.score for w in detector.score(example).argument_words if w.perspective == 0}
+    assert min(words[w] for w in ("Sugar", "children", "drink")) > max(words[w] for w in ("revenue", "meals")) + 0.2
