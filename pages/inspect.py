@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import detectors
 from explorer.example import Example, Perspective
-from explorer.ui import editor, links, results, state
+from explorer.ui import claims, editor, links, results, state, trust
 
 PREFIX = state.INSPECT_PREFIX
 BLANK = Example(
@@ -59,3 +59,5 @@ with results_area:
         for tab, (name, result) in zip(tabs, scored.items()):
             with tab:
                 results.show_highlights(example, name, result, show_gold=show_gold)
+    claims.show_claim_view(example, scored)
+    trust.show_trust(example)

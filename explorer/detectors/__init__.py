@@ -51,6 +51,13 @@ _SPECS = (
         uses_model=False,
         summary="Word overlap: response words found in no argument; argument words absent from the response.",
     ),
+    DetectorSpec(
+        "semantic",
+        "Semantic alignment",
+        "explorer.detectors.semantic:SemanticDetector",
+        uses_model=False,
+        summary="Meaning match (all-MiniLM-L6-v2): claims no argument sentence supports; arguments no claim covers.",
+    ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}
 
