@@ -109,9 +109,10 @@ def test_eval_uses_given_scores_and_computes_the_missing_ones(data_file, tmp_pat
     lines[0]["scores"]["scripted"]["hallucination"] = 0.99  # e0 is error-free: now a false alarm
     scores.write_text(jsonl(*lines), encoding="utf-8")
     out = tmp_path / "r.md"
-    assert main(["eval", str(data_file), "--scores", str(scores), "--out", str(out), "--quiet"]) == 0
+    command = ["eval", str(data_file), "--scores", str(scores), "--methods", "rouge,scripted", "--out", str(out)]
+    assert main([*command, "--quiet"]) == 0
     record = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    assert record["methods"] == ["rouge", "scripted"]  # default: every registered detector
+    assert record["methods"] == ["rouge", "scripted"]
     cells = {(c["error_type"], c["slice"], c["method"]): c for c in record["example_level"]}
     # 4 hallucinations x 2 error-free examples; e0 now outranks all 4: 4 of 8 pairs wrong.
     assert cells[("hallucination", "full_organic", "scripted")]["auc"] == pytest.approx(1 - 4 / 8)
