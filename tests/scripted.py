@@ -65,7 +65,9 @@ class SlowScriptedDetector(ScriptedDetector):
 
     name = "slow"
     title = "Slow scripted"
-    seconds_per_example = 0.05
+    # Long enough (8 examples, 4 s) that the job is still running when the page first renders,
+    # even on a fast machine; short enough for the test to wait for the end.
+    seconds_per_example = 0.5
     cache_results = True  # as model-based detectors do; its tests give each example its own text
 
     def model_identity(self) -> str:

@@ -333,7 +333,9 @@ def _progress(jobs: dict[str, Job], keys: dict[str, str], already: dict[str, int
         left = job.seconds_left()
         eta = f", about {left / 60:.0f} min left" if left is not None and left > 90 else ""
         eta = eta or (f", about {left:.0f} s left" if left is not None else "")
-        done = already[method] + job.done
+        # A rerun while the job runs finds the job's own results in the cache too, so count
+        # what the job still has left rather than adding its progress to what was found.
+        done = total - (job.total - job.done) if job.total else already[method]
         text, button = st.columns([5, 1])
         text.progress(
             done / total if total else 0.0,
