@@ -22,6 +22,7 @@ GOLD_CATEGORIES = ("error-free", "hallucination", "coverage error", "both errors
 NOT_AMBIGUOUS = "not ambiguous"
 NO_TOPIC = "(no topic)"
 OUTCOMES = ("false negative", "false positive", "true positive", "true negative")
+TRUST_TRAP = "trust trap"  # the column `explorer.trust.trust_frame` flags trust traps in
 LABEL_COLUMNS = ("topic", "split", "kind", "gold", "ambiguous_type", "hallucination", "coverage_error")
 
 
@@ -89,6 +90,7 @@ class Filters:
     golds: tuple[str, ...] = ()
     ambiguous_types: tuple[str, ...] = ()
     score_ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    trust_traps_only: bool = False
 
 
 def _in(column: pd.Series, chosen: tuple[str, ...], missing: str) -> pd.Series:
@@ -108,6 +110,8 @@ def apply_filters(frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
         keep &= frame["gold"].isin(filters.golds)
     if filters.ambiguous_types:
         keep &= _in(frame["ambiguous_type"], filters.ambiguous_types, NOT_AMBIGUOUS)
+    if filters.trust_traps_only:
+        keep &= frame[TRUST_TRAP].fillna(False).astype(bool)
     for column, (low, high) in filters.score_ranges.items():
         if (low, high) != (0.0, 1.0):
             keep &= frame[column].between(low, high)

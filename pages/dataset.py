@@ -24,7 +24,9 @@ if not methods:
 scores = dataset.dataset_scores(source, loaded.examples, methods)
 dataset.show_scoring_status(scores, len(loaded.examples))
 results = scores.results
-full_frame = table.scores_frame(loaded.examples, results, methods)
+full_frame = table.scores_frame(loaded.examples, results, methods).join(
+    dataset.trust_columns(dataset.fingerprint(loaded.examples), loaded.examples)
+)
 filters = dataset.filter_sidebar(full_frame, methods)
 frame = table.apply_filters(full_frame, filters)
 kept = set(frame.index)

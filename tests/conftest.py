@@ -4,9 +4,18 @@ from explorer.example import Example
 from tests.helpers import make_example
 
 
+@pytest.fixture(autouse=True, scope="session")
+def isolated_session_cache(tmp_path_factory):
+    """No test reads or writes the user's result cache, module-scoped app fixtures included
+    (they are set up before any function-scoped fixture)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("EXPLORER_CACHE_DIR", str(tmp_path_factory.mktemp("session-cache")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path, monkeypatch):
-    """No test reads or writes the user's result cache."""
+    """Each test starts from an empty result cache."""
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
 
 

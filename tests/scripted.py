@@ -8,6 +8,7 @@ treat a registered detector like any other, so these stand in for detectors merg
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -61,14 +62,21 @@ class OtherScriptedDetector(ScriptedDetector):
 
 
 class SlowScriptedDetector(ScriptedDetector):
-    """Stands in for a model-based detector: slow, and scored in the background by the app."""
+    """Stands in for a model-based detector: slow, and scored in the background by the app.
+
+    Scoring waits for `gate`, so a test can look at the page while the job is surely running
+    (a timed sleep races with how long a busy machine takes to render the page)."""
 
     name = "slow"
     title = "Slow scripted"
-    # Long enough (8 examples, 4 s) that the job is still running when the page first renders,
-    # even on a fast machine; short enough for the test to wait for the end.
-    seconds_per_example = 0.5
+    seconds_per_example = 0.05
     cache_results = True  # as model-based detectors do; its tests give each example its own text
+    gate = threading.Event()
+
+    def score(self, example: Example, progress=None) -> DetectorResult:
+        if not self.gate.wait(timeout=120):
+            raise DetectorError("the test never opened the gate")
+        return super().score(example, progress)
 
     def model_identity(self) -> str:
         return "scripted-model"

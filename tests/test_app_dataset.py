@@ -13,7 +13,7 @@ from explorer.example import Labels
 from explorer.samples import load_samples
 from explorer.ui import dataset, links, state
 from tests.helpers import make_example
-from tests.scripted import register, scripted
+from tests.scripted import SlowScriptedDetector, register, scripted
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 UPLOAD = f"{links.UPLOAD_PREFIX}mine.jsonl"
@@ -201,13 +201,17 @@ def test_bad_lines_are_listed_and_unlabelled_data_still_browses(monkeypatch):
 
 def test_model_based_detector_scores_in_the_background(monkeypatch):
     register(monkeypatch, "slow")
+    SlowScriptedDetector.gate.clear()
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[state.METHODS] = ["rouge", "slow"]
     at.run()
     at.switch_page("pages/dataset.py").run()
     at.file_uploader(key=dataset.UPLOADER).set_value(("slow.jsonl", upload_bytes(), "application/jsonl")).run()
     assert not at.exception
-    assert any("Slow scripted:" in p.proto.text for p in at.get("progress"))  # the page did not wait
+    try:
+        assert any("Slow scripted: 0 of 8" in p.proto.text for p in at.get("progress"))  # the page did not wait
+    finally:
+        SlowScriptedDetector.gate.set()
     deadline = time.monotonic() + 90  # generous: CI machines are slow and shared
     while time.monotonic() < deadline:
         time.sleep(0.3)
@@ -217,3 +221,28 @@ def test_model_based_detector_scores_in_the_background(monkeypatch):
     frame = frame_in_tab(at, "Examples")
     assert frame["slow.hallucination"].notna().all()
     assert frame.loc["tax-h", "slow.hallucination"] == 0.8
+
+
+def test_trust_metrics_are_columns_and_trust_traps_filter(monkeypatch):
+    register(monkeypatch, "scripted")
+    trap = make_example(
+        "Do sugar taxes reduce obesity? Yes: sugar taxes reduce obesity, so taxes on sugar reduce obesity.",
+        ("pro", ["Revenue funds school sports programs."]),
+        ("con", ["Shoppers cross the border to buy cheaper drinks."]),
+        example_id="trap",
+        query="Do sugar taxes reduce obesity?",
+        topic="Sugar tax",
+        split="test",
+    )
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[state.METHODS] = ["rouge"]
+    at.run()
+    at.switch_page("pages/dataset.py").run()
+    data = upload_bytes([*records(), trap.to_dict()])
+    at.file_uploader(key=dataset.UPLOADER).set_value(("trap.jsonl", data, "application/jsonl")).run()
+    frame = frame_in_tab(at, "Examples")
+    assert {"query recall", "K-F1", "K-F1++", "trust trap"} <= set(frame.columns)
+    assert frame.loc["trap", "query recall"] == 1.0 and frame.loc["trap", "K-F1++"] == 0.0
+    at.toggle(key="dataset.filter.trust_traps").set_value(True).run()
+    assert not at.exception
+    assert table_ids(at) == ["trap"]

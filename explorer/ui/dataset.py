@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 import streamlit as st
 
-from explorer import detectors, evaluation, export, figures, report, table
+from explorer import detectors, evaluation, export, figures, report, table, trust
 from explorer.detectors import DetectorResult
 from explorer.example import Example, LoadResult
 from explorer.jobs import Job
@@ -225,6 +225,12 @@ def scores_uploader(source: str) -> None:
             st.error(st.session_state[SCORES_PROBLEM])
 
 
+@st.cache_data(max_entries=16)
+def trust_columns(dataset_key: str, _examples: Sequence[Example]) -> pd.DataFrame:
+    """The faithfulness and trust metrics of every example (cheap, computed once per dataset)."""
+    return trust.trust_frame(_examples)
+
+
 def dataset_methods(source: str, chosen: Sequence[str]) -> list[str]:
     """The sidebar's detectors, then any other method the uploaded scores hold."""
     results, _ = given_scores(source)
@@ -379,6 +385,11 @@ def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters
                 format_func=lambda c: f"{title(c.rsplit('.', 1)[0])} · {c.rsplit('.', 1)[1]}",
             )
             ranges[column] = st.slider("Score range", 0.0, 1.0, (0.0, 1.0), step=0.01, key="dataset.filter.score_range")
+        traps_only = table.TRUST_TRAP in frame.columns and st.toggle(
+            "Trust traps only",
+            key="dataset.filter.trust_traps",
+            help="Responses that repeat the query's words but are poorly grounded in the arguments.",
+        )
     return table.Filters(
         topics=tuple(topics),
         splits=tuple(chosen_splits),
@@ -386,6 +397,7 @@ def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters
         golds=tuple(golds),
         ambiguous_types=tuple(ambiguous),
         score_ranges=ranges,
+        trust_traps_only=traps_only,
     )
 
 
@@ -628,6 +640,22 @@ def show_table(frame: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
         for m in methods
         for t in evaluation.ERROR_TYPES
     }
+    thresholds = trust.TrustThresholds()
+    trust_help = {
+        "query recall": (
+            f"share of the query's content words the response repeats; "
+            f"a trust trap needs ≥ {thresholds.query_recall:.2f}"
+        ),
+        "K-F1": "unigram F1 between the response and all arguments (Knowledge-F1)",
+        "K-F1++": (
+            f"K-F1 after removing the query's words from the response; a trust trap needs < {thresholds.kf1_plus:.2f}"
+        ),
+    }
+    for column in ("query precision", "query recall", "query F1", "K-F1", "K-F1++"):
+        column_config[column] = st.column_config.NumberColumn(column, format="%.2f", help=trust_help.get(column))
+    column_config[table.TRUST_TRAP] = st.column_config.CheckboxColumn(
+        table.TRUST_TRAP, help="aligned with the query, poorly grounded in the arguments"
+    )
     column_config["ambiguous_type"] = st.column_config.TextColumn("ambiguous type")
     column_config["coverage_error"] = st.column_config.CheckboxColumn("coverage error")
     column_config["hallucination"] = st.column_config.CheckboxColumn("hallucination")

@@ -7,10 +7,12 @@ Values that must survive a page change live under these keys, not only in widget
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from explorer import detectors
-from explorer.cache import ResultCache
+from explorer.cache import ResultCache, default_cache_dir
 from explorer.detectors import Detector
 from explorer.example import Example
 from explorer.jobs import JobRunner
@@ -22,7 +24,9 @@ MODEL = "model"
 SHOW_GOLD = "show_gold"
 INSPECT_PREFIX = "inspect"  # the Inspect page's editor keys; other pages load examples into it
 
-DEFAULT_METHODS = ["rouge"]
+# The detectors that answer in well under a second per example; model-based ones are opt-in
+# because they compute in the background.
+DEFAULT_METHODS = ["rouge", "semantic"]
 
 
 @st.cache_resource(show_spinner="Loading detector…")
@@ -31,9 +35,14 @@ def get_detector(name: str, model: str = "") -> Detector:
     return detectors.create(name, **options)
 
 
-@st.cache_resource
 def get_result_cache() -> ResultCache:
-    return ResultCache()
+    """The cache in the configured folder (`EXPLORER_CACHE_DIR`), one per folder per process."""
+    return _result_cache(default_cache_dir())
+
+
+@st.cache_resource
+def _result_cache(directory: Path) -> ResultCache:
+    return ResultCache(directory)
 
 
 @st.cache_resource
