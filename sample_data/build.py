@@ -157,24 +157,35 @@ def check_verbalization(argument: str, sentence: str, where: str) -> None:
     run = longest_shared_run(argument, sentence)
     require(run <= MAX_VERBATIM_RUN, f"{where}: copies {run:.0%} of the argument word for word")
     rc = recall(argument, sentence)
-    require(rc >= MIN_VERBALIZATION_RECALL,
-            f"{where}: reuses only {rc:.2f} of the argument's words")
+    require(rc >= MIN_VERBALIZATION_RECALL, f"{where}: reuses only {rc:.2f} of the argument's words")
 
 
 def check_alternative(clean: str, sentence: str, where: str) -> None:
     """A sentence of the ``alt`` block: not the matching clean sentence, nor a light edit of it."""
     require(sentence != clean, f"{where}: identical to the clean response's sentence")
     run = longest_shared_run(clean, sentence)
-    require(run <= MAX_ALT_CLEAN_RUN,
-            f"{where}: repeats {run:.0%} of the clean response's sentence word for word")
+    require(run <= MAX_ALT_CLEAN_RUN, f"{where}: repeats {run:.0%} of the clean response's sentence word for word")
 
 
 def validate(src: dict, slug: str) -> None:
     w = slug
     keys = {
-        "topic", "query", "split", "pro", "con", "spare", "paraphrased", "response",
-        "hallucinations", "partial_hallucination", "partial_coverage", "repetition",
-        "perspective_confusion", "coverage", "extra_variants", "alt",
+        "topic",
+        "query",
+        "split",
+        "pro",
+        "con",
+        "spare",
+        "paraphrased",
+        "response",
+        "hallucinations",
+        "partial_hallucination",
+        "partial_coverage",
+        "repetition",
+        "perspective_confusion",
+        "coverage",
+        "extra_variants",
+        "alt",
     }
     require(set(src) == keys, f"{w}: keys differ from the schema: {sorted(set(src) ^ keys)}")
     require(re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", slug) is not None, f"{w}: bad slug")
@@ -201,27 +212,33 @@ def validate(src: dict, slug: str) -> None:
             check_sentence(par, f"{w}.paraphrased.{p}[{i}]")
             check_sentence(v, f"{w}.response.{p}[{i}]")
             ov = jaccard(arg, par)
-            require(ov <= MAX_PARAPHRASE_OVERLAP,
-                    f"{w}.paraphrased.{p}[{i}]: content-word overlap {ov:.2f} is too high")
+            require(
+                ov <= MAX_PARAPHRASE_OVERLAP, f"{w}.paraphrased.{p}[{i}]: content-word overlap {ov:.2f} is too high"
+            )
             check_verbalization(arg, v, f"{w}.response.{p}[{i}]")
         all_args += args + spare + para
     require(len(set(all_args)) == len(all_args), f"{w}: duplicate argument text")
     check_sentence(src["response"]["intro"], f"{w}.response.intro")
 
     alt = src["alt"]
-    require(isinstance(alt, dict) and set(alt) == {"intro", *PERSPECTIVES},
-            f"{w}.alt: needs exactly the keys intro, pro, con")
+    require(
+        isinstance(alt, dict) and set(alt) == {"intro", *PERSPECTIVES},
+        f"{w}.alt: needs exactly the keys intro, pro, con",
+    )
     check_sentence(alt["intro"], f"{w}.alt.intro")
     check_alternative(src["response"]["intro"], alt["intro"], f"{w}.alt.intro")
     for p in PERSPECTIVES:
         entries = alt[p]
-        require(isinstance(entries, list) and all(
-            isinstance(e, dict) and set(e) == {"argument", "sentence"} for e in entries),
-            f"{w}.alt.{p}: a list of {{argument, sentence}} entries in response order")
+        require(
+            isinstance(entries, list)
+            and all(isinstance(e, dict) and set(e) == {"argument", "sentence"} for e in entries),
+            f"{w}.alt.{p}: a list of {{argument, sentence}} entries in response order",
+        )
         order = [e["argument"] for e in entries]
-        require(all(type(i) is int for i in order)
-                and sorted(order) == list(range(len(src[p]))),
-            f"{w}.alt.{p}: must verbalize each {p} argument exactly once, got order {order}")
+        require(
+            all(type(i) is int for i in order) and sorted(order) == list(range(len(src[p]))),
+            f"{w}.alt.{p}: must verbalize each {p} argument exactly once, got order {order}",
+        )
         for k, e in enumerate(entries):
             where, i = f"{w}.alt.{p}[{k}]", e["argument"]
             check_sentence(e["sentence"], where)
@@ -236,8 +253,10 @@ def validate(src: dict, slug: str) -> None:
 
     def slot(part: str, after: int, where: str) -> None:
         require(part in PERSPECTIVES, f"{where}: part must be pro or con")
-        require(isinstance(after, int) and 0 <= after < len(src[part]),
-                f"{where}: 'after' must index a verbalization of the {part} part")
+        require(
+            isinstance(after, int) and 0 <= after < len(src[part]),
+            f"{where}: 'after' must index a verbalization of the {part} part",
+        )
 
     hs = src["hallucinations"]
     require(len(hs) >= 2, f"{w}.hallucinations: need at least two")
@@ -247,10 +266,10 @@ def validate(src: dict, slug: str) -> None:
         check_sentence(h["sentence"], where)
         for other in all_args:
             ov = jaccard(h["sentence"], other)
-            require(ov <= MAX_HALLUCINATION_OVERLAP,
-                    f"{where}: overlap {ov:.2f} with provided/spare argument {other!r}")
-    require(hs[0]["part"] != hs[1]["part"],
-            f"{w}.hallucinations: the second one goes in the other perspective's part")
+            require(
+                ov <= MAX_HALLUCINATION_OVERLAP, f"{where}: overlap {ov:.2f} with provided/spare argument {other!r}"
+            )
+    require(hs[0]["part"] != hs[1]["part"], f"{w}.hallucinations: the second one goes in the other perspective's part")
 
     cov = src["coverage"]
     require(len(cov) == 2, f"{w}.coverage: give two entries (the second feeds coverage2)")
@@ -259,32 +278,37 @@ def validate(src: dict, slug: str) -> None:
         # Dropping the first verbalization of a part would orphan the next sentence's
         # "They also ..." transition, so only later arguments are dropped.
         require(i > 0, f"{w}.coverage[{k}]: drop a non-first argument")
-    require(cov[0]["perspective"] != cov[1]["perspective"],
-            f"{w}.coverage: the second entry drops an argument of the other perspective")
+    require(
+        cov[0]["perspective"] != cov[1]["perspective"],
+        f"{w}.coverage: the second entry drops an argument of the other perspective",
+    )
 
     ph = src["partial_hallucination"]
     p, i = arg_ref(ph, f"{w}.partial_hallucination")
     check_sentence(ph["sentence"], f"{w}.partial_hallucination")
-    require(ph["sentence"].count(ph["clause"]) == 1,
-            f"{w}.partial_hallucination: clause must occur exactly once in the sentence")
-    require(words(ph["sentence"].replace(ph["clause"], "", 1)) == words(src["response"][p][i]),
-            f"{w}.partial_hallucination: sentence minus clause must be the faithful sentence")
+    require(
+        ph["sentence"].count(ph["clause"]) == 1,
+        f"{w}.partial_hallucination: clause must occur exactly once in the sentence",
+    )
+    require(
+        words(ph["sentence"].replace(ph["clause"], "", 1)) == words(src["response"][p][i]),
+        f"{w}.partial_hallucination: sentence minus clause must be the faithful sentence",
+    )
 
     pc = src["partial_coverage"]
     p, i = arg_ref(pc, f"{w}.partial_coverage")
     check_sentence(pc["sentence"], f"{w}.partial_coverage")
     arg = src[p][i]
-    require(arg.count(pc["uncovered"]) == 1,
-            f"{w}.partial_coverage: 'uncovered' must occur exactly once in the argument")
+    require(
+        arg.count(pc["uncovered"]) == 1, f"{w}.partial_coverage: 'uncovered' must occur exactly once in the argument"
+    )
     dropped = content_words(pc["uncovered"]) - content_words(arg.replace(pc["uncovered"], ""))
     kept = dropped & content_words(pc["sentence"])
-    require(dropped and not kept,
-            f"{w}.partial_coverage: the shortened sentence still mentions {sorted(kept)}")
+    require(dropped and not kept, f"{w}.partial_coverage: the shortened sentence still mentions {sorted(kept)}")
 
     rep = src["repetition"]
     slot(rep["part"], rep["after"], f"{w}.repetition")
-    require(0 <= rep["restates"] <= rep["after"],
-            f"{w}.repetition: must come after the argument it restates")
+    require(0 <= rep["restates"] <= rep["after"], f"{w}.repetition: must come after the argument it restates")
     check_sentence(rep["sentence"], f"{w}.repetition")
 
     pcf = src["perspective_confusion"]
@@ -293,12 +317,15 @@ def validate(src: dict, slug: str) -> None:
     slot(other_perspective(p), pcf["after"], f"{w}.perspective_confusion")
     check_sentence(pcf["sentence"], f"{w}.perspective_confusion")
     rc = recall(src[p][i], pcf["sentence"])
-    require(rc >= MIN_VERBALIZATION_RECALL,
-            f"{w}.perspective_confusion: reuses only {rc:.2f} of the moved argument's words")
+    require(
+        rc >= MIN_VERBALIZATION_RECALL, f"{w}.perspective_confusion: reuses only {rc:.2f} of the moved argument's words"
+    )
 
     extra = src["extra_variants"]
-    require(all(v in EXTRA_VARIANTS for v in extra) and len(set(extra)) == len(extra),
-            f"{w}.extra_variants: only {EXTRA_VARIANTS}")
+    require(
+        all(v in EXTRA_VARIANTS for v in extra) and len(set(extra)) == len(extra),
+        f"{w}.extra_variants: only {EXTRA_VARIANTS}",
+    )
 
 
 def other_perspective(p: str) -> str:
@@ -320,14 +347,14 @@ class Draft:
     @classmethod
     def clean(cls, src: dict) -> Draft:
         """The ``response`` block: every argument verbalized, in argument order."""
-        return cls(src["response"]["intro"],
-                   {p: list(enumerate(src["response"][p])) for p in PERSPECTIVES})
+        return cls(src["response"]["intro"], {p: list(enumerate(src["response"][p])) for p in PERSPECTIVES})
 
     @classmethod
     def alternative(cls, src: dict) -> Draft:
         """The ``alt`` block: the same arguments, worded afresh and possibly reordered."""
-        return cls(src["alt"]["intro"], {
-            p: [(e["argument"], e["sentence"]) for e in src["alt"][p]] for p in PERSPECTIVES})
+        return cls(
+            src["alt"]["intro"], {p: [(e["argument"], e["sentence"]) for e in src["alt"][p]] for p in PERSPECTIVES}
+        )
 
     def _index(self, tag: tuple) -> tuple[str, int]:
         for p in PERSPECTIVES:
@@ -369,9 +396,15 @@ class Draft:
         return response, spans
 
 
-def labels(kind: str = "organic", *, hallucination: bool = False, coverage_error: bool = False,
-           ambiguous_type: str | None = None, hallucinated_spans: list | None = None,
-           uncovered: list | None = None) -> dict:
+def labels(
+    kind: str = "organic",
+    *,
+    hallucination: bool = False,
+    coverage_error: bool = False,
+    ambiguous_type: str | None = None,
+    hallucinated_spans: list | None = None,
+    uncovered: list | None = None,
+) -> dict:
     return {
         "hallucination": hallucination,
         "coverage_error": coverage_error,
@@ -417,8 +450,11 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
         d = Draft.clean(src)
         d.insert_after(h["part"], h["after"], ("hall",), h["sentence"])
         resp, spans = d.assemble()
-        out[variant] = (resp, labels(hallucination=True, hallucinated_spans=[
-            span_of(spans, ("hall",), resp, h["sentence"])]), False)
+        out[variant] = (
+            resp,
+            labels(hallucination=True, hallucinated_spans=[span_of(spans, ("hall",), resp, h["sentence"])]),
+            False,
+        )
 
     # coverage error(s): one verbalization removed
     for k, variant in enumerate(("coverage", "coverage2")):
@@ -429,9 +465,14 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
         d.remove(c["perspective"], c["argument"])
         resp, _ = d.assemble()
         ensure(src["response"][c["perspective"]][c["argument"]] not in resp)
-        out[variant] = (resp, labels(coverage_error=True, uncovered=[{
-            "perspective": PERSPECTIVES.index(c["perspective"]),
-            "argument": c["argument"]}]), False)
+        out[variant] = (
+            resp,
+            labels(
+                coverage_error=True,
+                uncovered=[{"perspective": PERSPECTIVES.index(c["perspective"]), "argument": c["argument"]}],
+            ),
+            False,
+        )
 
     # partial hallucination: faithful sentence plus an embellishing clause
     ph = src["partial_hallucination"]
@@ -440,10 +481,12 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
     resp, spans = d.assemble()
     start = span_of(spans, ("ph",), resp, ph["sentence"])[0] + ph["sentence"].index(ph["clause"])
     span = [start, start + len(ph["clause"])]
-    ensure(resp[span[0]:span[1]] == ph["clause"])
-    out["partial-hallucination"] = (resp, labels(
-        hallucination=True, ambiguous_type="partial_hallucination",
-        hallucinated_spans=[span]), False)
+    ensure(resp[span[0] : span[1]] == ph["clause"])
+    out["partial-hallucination"] = (
+        resp,
+        labels(hallucination=True, ambiguous_type="partial_hallucination", hallucinated_spans=[span]),
+        False,
+    )
 
     # partial coverage: one verbalization drops part of its argument
     pc = src["partial_coverage"]
@@ -453,20 +496,33 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
     arg = src[pc["perspective"]][pc["argument"]]
     a = arg.index(pc["uncovered"])
     uspan = [a, a + len(pc["uncovered"])]
-    ensure(arg[uspan[0]:uspan[1]] == pc["uncovered"])
-    out["partial-coverage"] = (resp, labels(
-        coverage_error=True, ambiguous_type="partial_coverage", uncovered=[{
-            "perspective": PERSPECTIVES.index(pc["perspective"]),
-            "argument": pc["argument"], "spans": [uspan]}]), False)
+    ensure(arg[uspan[0] : uspan[1]] == pc["uncovered"])
+    out["partial-coverage"] = (
+        resp,
+        labels(
+            coverage_error=True,
+            ambiguous_type="partial_coverage",
+            uncovered=[
+                {"perspective": PERSPECTIVES.index(pc["perspective"]), "argument": pc["argument"], "spans": [uspan]}
+            ],
+        ),
+        False,
+    )
 
     # repetition: an already verbalized argument restated in other words
     rep = src["repetition"]
     d = Draft.clean(src)
     d.insert_after(rep["part"], rep["after"], ("rep",), rep["sentence"])
     resp, spans = d.assemble()
-    out["repetition"] = (resp, labels(
-        hallucination=True, ambiguous_type="repetition",
-        hallucinated_spans=[span_of(spans, ("rep",), resp, rep["sentence"])]), False)
+    out["repetition"] = (
+        resp,
+        labels(
+            hallucination=True,
+            ambiguous_type="repetition",
+            hallucinated_spans=[span_of(spans, ("rep",), resp, rep["sentence"])],
+        ),
+        False,
+    )
 
     # perspective confusion: an argument moved into the other perspective's part
     pcf = src["perspective_confusion"]
@@ -476,31 +532,43 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
     d.insert_after(other_perspective(p), pcf["after"], ("conf",), pcf["sentence"])
     resp, spans = d.assemble()
     ensure(src["response"][p][pcf["argument"]] not in resp)
-    out["perspective-confusion"] = (resp, labels(
-        hallucination=True, coverage_error=True, ambiguous_type="perspective_confusion",
-        hallucinated_spans=[span_of(spans, ("conf",), resp, pcf["sentence"])],
-        uncovered=[{"perspective": PERSPECTIVES.index(p), "argument": pcf["argument"]}]),
-        False)
+    out["perspective-confusion"] = (
+        resp,
+        labels(
+            hallucination=True,
+            coverage_error=True,
+            ambiguous_type="perspective_confusion",
+            hallucinated_spans=[span_of(spans, ("conf",), resp, pcf["sentence"])],
+            uncovered=[{"perspective": PERSPECTIVES.index(p), "argument": pcf["argument"]}],
+        ),
+        False,
+    )
 
     for name, text in (("clean", clean), ("clean-alt", alt)):
         n = len(words(text))
-        require(RESPONSE_WORDS[0] <= n <= RESPONSE_WORDS[1],
-                f"{slug}: {name} response has {n} words, need {RESPONSE_WORDS}")
+        require(
+            RESPONSE_WORDS[0] <= n <= RESPONSE_WORDS[1], f"{slug}: {name} response has {n} words, need {RESPONSE_WORDS}"
+        )
 
     records = []
     for variant in VARIANT_ORDER:
         if variant not in out:
             continue
         resp, lab, para = out[variant]
-        records.append((variant, {
-            "id": f"{slug}-{variant}",
-            "topic": src["topic"],
-            "query": src["query"],
-            "perspectives": perspectives_block(src, para),
-            "response": resp,
-            "labels": lab,
-            "split": src["split"],
-        }))
+        records.append(
+            (
+                variant,
+                {
+                    "id": f"{slug}-{variant}",
+                    "topic": src["topic"],
+                    "query": src["query"],
+                    "perspectives": perspectives_block(src, para),
+                    "response": resp,
+                    "labels": lab,
+                    "split": src["split"],
+                },
+            )
+        )
     return records
 
 
@@ -550,8 +618,7 @@ def build() -> tuple[str, str, list[tuple[str, dict]]]:
     for slug, src in sources:
         tagged += build_topic(slug, src)
         for p in PERSPECTIVES:
-            spare.append({"topic": src["topic"], "perspective": p,
-                          "arguments": list(src["spare"][p])})
+            spare.append({"topic": src["topic"], "perspective": p, "arguments": list(src["spare"][p])})
     examples = [rec for _, rec in tagged]
     ids = [r["id"] for r in examples]
     ensure(len(set(ids)) == len(ids), "duplicate ids")
@@ -579,8 +646,7 @@ def summary(tagged: list[tuple[str, dict]]) -> str:
     lines.append("variant                 " + "  ".join(f"{s:>5}" for s in SPLITS) + "  total")
     for v in VARIANT_ORDER:
         c = Counter(r["split"] for variant, r in tagged if variant == v)
-        lines.append(f"{v:<23} " + "  ".join(f"{c[s]:>5}" for s in SPLITS)
-                     + f"  {sum(c.values()):>5}")
+        lines.append(f"{v:<23} " + "  ".join(f"{c[s]:>5}" for s in SPLITS) + f"  {sum(c.values()):>5}")
     lines.append("")
 
     def count(pred) -> str:
@@ -593,15 +659,15 @@ def summary(tagged: list[tuple[str, dict]]) -> str:
     lines.append(f"{'hallucination=true':<23} " + count(lambda lab: lab["hallucination"]))
     lines.append(f"{'coverage_error=true':<23} " + count(lambda lab: lab["coverage_error"]))
     lines.append(f"{'ambiguous=true':<23} " + count(lambda lab: lab["ambiguous"]))
-    lines.append(f"{'no error':<23} "
-                 + count(lambda lab: not lab["hallucination"] and not lab["coverage_error"]))
+    lines.append(f"{'no error':<23} " + count(lambda lab: not lab["hallucination"] and not lab["coverage_error"]))
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--check", action="store_true",
-                    help="verify the committed .jsonl files are up to date; write nothing")
+    ap.add_argument(
+        "--check", action="store_true", help="verify the committed .jsonl files are up to date; write nothing"
+    )
     args = ap.parse_args(argv)
     try:
         examples_text, spare_text, tagged = build()
@@ -609,11 +675,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"source error: {e}", file=sys.stderr)
         return 2
     if args.check:
-        stale = [p.name for p, t in ((EXAMPLES_PATH, examples_text), (SPARE_PATH, spare_text))
-                 if not p.exists() or p.read_text(encoding="utf-8") != t]
+        stale = [
+            p.name
+            for p, t in ((EXAMPLES_PATH, examples_text), (SPARE_PATH, spare_text))
+            if not p.exists() or p.read_text(encoding="utf-8") != t
+        ]
         if stale:
-            print("out of date: " + ", ".join(stale) + " (run python sample_data/build.py)",
-                  file=sys.stderr)
+            print("out of date: " + ", ".join(stale) + " (run python sample_data/build.py)", file=sys.stderr)
             return 1
         print("sample data is up to date")
         return 0

@@ -66,7 +66,7 @@ def app(monkeypatch):
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[state.METHODS] = ["rouge", "scripted", "other"]
     at.run()
-    at.switch_page("pages/dataset.py").run()
+    at.switch_page("views/dataset.py").run()
     at.file_uploader(key=dataset.UPLOADER).set_value(("mine.jsonl", upload_bytes(), "application/jsonl")).run()
     assert not at.exception
     return at
@@ -188,7 +188,7 @@ def test_example_link_reopens_a_sample_in_inspect():
 def test_bad_lines_are_listed_and_unlabelled_data_still_browses(monkeypatch):
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
-    at.switch_page("pages/dataset.py").run()
+    at.switch_page("views/dataset.py").run()
     unlabelled = [dict(r, labels={}) for r in records()[:3]]
     data = upload_bytes(unlabelled) + b'{"id": "broken"}\n'
     at.file_uploader(key=dataset.UPLOADER).set_value(("raw.jsonl", data, "application/jsonl")).run()
@@ -205,7 +205,7 @@ def test_model_based_detector_scores_in_the_background(monkeypatch):
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[state.METHODS] = ["rouge", "slow"]
     at.run()
-    at.switch_page("pages/dataset.py").run()
+    at.switch_page("views/dataset.py").run()
     at.file_uploader(key=dataset.UPLOADER).set_value(("slow.jsonl", upload_bytes(), "application/jsonl")).run()
     assert not at.exception
     try:
@@ -237,7 +237,7 @@ def test_trust_metrics_are_columns_and_trust_traps_filter(monkeypatch):
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[state.METHODS] = ["rouge"]
     at.run()
-    at.switch_page("pages/dataset.py").run()
+    at.switch_page("views/dataset.py").run()
     data = upload_bytes([*records(), trap.to_dict()])
     at.file_uploader(key=dataset.UPLOADER).set_value(("trap.jsonl", data, "application/jsonl")).run()
     frame = frame_in_tab(at, "Examples")

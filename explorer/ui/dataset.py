@@ -239,7 +239,8 @@ def dataset_methods(source: str, chosen: Sequence[str]) -> list[str]:
 
 
 def dataset_scores(source: str, examples: Sequence[Example], methods: Sequence[str]) -> DatasetScores:
-    """Every result available now; model-based detectors fill in through background jobs."""
+    """Every result available now; detectors whose results are cached (the model-based ones and
+    the semantic detector) fill in through background jobs."""
     dataset_key = fingerprint(examples)
     _pause_jobs(keep_dataset=dataset_key)
     model = st.session_state.get(state.MODEL, "")
@@ -257,7 +258,9 @@ def dataset_scores(source: str, examples: Sequence[Example], methods: Sequence[s
         except Exception as error:  # a bad model path must show as a message, not a traceback
             scores.problems[method] = f"cannot load: {error}"
             continue
-        if not detectors.spec(method).uses_model:
+        # Only what needs no cache is worth computing while the page waits: over a whole
+        # dataset even the small MiniLM of the semantic detector takes a minute on two cores.
+        if not detector.cache_results:
             results, failures = _model_free_scores(method, dataset_key, examples)
         else:
             results, failures = _cached_or_started(

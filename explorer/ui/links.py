@@ -19,7 +19,7 @@ UPLOADS = "uploaded_datasets"
 LINKED_DATASET = "linked_dataset"
 APPLIED_LINK = "applied_link"
 UPLOAD_PREFIX = "upload:"
-INSPECT_PAGE = "pages/inspect.py"
+INSPECT_PAGE = "views/inspect.py"
 
 
 @st.cache_data(show_spinner=False)
