@@ -764,26 +764,16 @@ def _rate_columns(frame: pd.DataFrame) -> dict:
 def show_export(source: str, frame: pd.DataFrame, examples: Sequence[Example], results, methods) -> None:
     """Downloads: the filtered table, the eval report of the filtered examples, one example's report."""
     stem = _safe_name(source.removeprefix(links.UPLOAD_PREFIX).removesuffix(".jsonl"))
-    download = ":material/download:"
     st.markdown(f"**Scores table**: the {len(frame)} filtered example(s), one row each, indexed by id")
     left, right, _ = st.columns([1, 1, 3])
-    left.download_button(
-        "CSV",
-        data=lambda: export.table_csv(frame),
-        file_name=f"{stem}-scores.csv",
-        mime="text/csv",
-        key="dataset.csv",
-        on_click="ignore",  # a rerun would replace the other buttons' deferred data mid-download
-        icon=download,
-    )
-    right.download_button(
+    _download(left, "CSV", lambda: export.table_csv(frame), f"{stem}-scores.csv", "text/csv", "dataset.csv")
+    _download(
+        right,
         "Parquet",
-        data=lambda: export.table_parquet(frame),
-        file_name=f"{stem}-scores.parquet",
-        mime="application/vnd.apache.parquet",
-        key="dataset.parquet",
-        on_click="ignore",
-        icon=download,
+        lambda: export.table_parquet(frame),
+        f"{stem}-scores.parquet",
+        "application/vnd.apache.parquet",
+        "dataset.parquet",
     )
     st.markdown(
         "**Evaluation report** of the filtered examples: every error type and slice, significance, word level "
@@ -795,25 +785,23 @@ def show_export(source: str, frame: pd.DataFrame, examples: Sequence[Example], r
 
     description = f"Data: `{source.removeprefix(links.UPLOAD_PREFIX)}`, {len(examples)} filtered example(s)."
     left, right, _ = st.columns([1, 1, 3])
-    left.download_button(
+    _download(
+        left,
         "Markdown",
-        data=lambda: report.markdown(full_report(), title=f"Evaluation of {stem}", description=description),
-        file_name=f"{stem}-eval.md",
-        mime="text/markdown",
-        key="dataset.report_md",
-        on_click="ignore",
-        icon=download,
+        lambda: report.markdown(full_report(), title=f"Evaluation of {stem}", description=description),
+        f"{stem}-eval.md",
+        "text/markdown",
+        "dataset.report_md",
     )
-    right.download_button(
+    _download(
+        right,
         "JSON",
-        data=lambda: json.dumps(
+        lambda: json.dumps(
             report.to_json(full_report(), meta={"data": source, "examples": [e.id for e in examples]}), indent=2
         ),
-        file_name=f"{stem}-eval.json",
-        mime="application/json",
-        key="dataset.report_json",
-        on_click="ignore",
-        icon=download,
+        f"{stem}-eval.json",
+        "application/json",
+        "dataset.report_json",
     )
     if examples:
         st.markdown("**One example** as a self-contained HTML page to share (opens offline)")
@@ -824,13 +812,26 @@ def show_export(source: str, frame: pd.DataFrame, examples: Sequence[Example], r
 
 
 def _html_download(where, example: Example, results, *, key: str) -> None:
-    where.download_button(
+    _download(
+        where,
         "HTML report",
-        data=lambda: export.example_html(example, results.get(example.id, {})),
-        file_name=f"{_safe_name(example.id)}.html",
-        mime="text/html",
-        key=key,
-        on_click="ignore",
-        icon=":material/download:",
+        lambda: export.example_html(example, results.get(example.id, {})),
+        f"{_safe_name(example.id)}.html",
+        "text/html",
+        key,
         help="A self-contained page (highlights with gold spans, scores, heatmaps) that opens offline.",
+    )
+
+
+def _download(where, label: str, data, file_name: str, mime: str, key: str, help: str | None = None) -> None:
+    """A download button whose data is built only when clicked."""
+    where.download_button(
+        label,
+        data=data,
+        file_name=file_name,
+        mime=mime,
+        key=key,
+        on_click="ignore",  # a rerun would replace the other buttons' deferred data mid-download
+        icon=":material/download:",
+        help=help,
     )
