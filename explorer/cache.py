@@ -6,15 +6,18 @@ changing a setting or a model, or upgrading a detector's code gives a new key; n
 is served. Writes are atomic (temporary file + rename): an interrupted run leaves either a
 whole result or none, and the next run resumes from there.
 
-Read-only "seed" bundles (JSON Lines of `{"key": ..., "result": ...}`) ship precomputed
-results, e.g. for `sample_data/`, so the app opens those examples instantly.
+Read-only "seed" bundles (JSON Lines of `{"key": ..., "result": ...}`, gzipped when they end
+in `.gz`) ship precomputed results, e.g. for `sample_data/`, so the app opens those examples
+instantly.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -22,6 +25,8 @@ from pathlib import Path
 from explorer.detectors.base import Detector, DetectorResult
 from explorer.example import Example
 
+# `write_seed_bundle` writes the key first, so a line's key is read without parsing the line.
+_SEED_KEY = re.compile(r'\{"key": "([0-9a-f]{64})"')
 SHIPPED_SEEDS = Path(__file__).resolve().parent.parent / "sample_data" / "scores"
 
 
@@ -38,20 +43,20 @@ def result_key(detector: Detector, example: Example) -> str:
 class ResultCache:
     def __init__(self, directory: Path | None = None, *, seeds: Sequence[Path] | None = None):
         self.directory = (directory or default_cache_dir()) / "results"
-        self._seed_paths = list(SHIPPED_SEEDS.glob("*.jsonl")) if seeds is None else list(seeds)
-        self._seeds: dict[str, dict] | None = None
+        self._seed_paths = sorted(SHIPPED_SEEDS.glob("*.jsonl*")) if seeds is None else list(seeds)
+        self._seeds: dict[str, str] | None = None
 
     def _path(self, detector: Detector, key: str) -> Path:
         return self.directory / detector.name / key[:2] / f"{key}.json"
 
-    def _seed_results(self) -> dict[str, dict]:
+    def _seed_lines(self) -> dict[str, str]:
+        """Each seeded key's line, parsed only when asked for (salience bundles hold tens of MB)."""
         if self._seeds is None:
             self._seeds = {}
             for path in self._seed_paths:
-                for line in path.read_text(encoding="utf-8").splitlines():
+                for line in _read_text(path).splitlines():
                     if line.strip():
-                        record = json.loads(line)
-                        self._seeds[record["key"]] = record["result"]
+                        self._seeds[_SEED_KEY.match(line).group(1)] = line
         return self._seeds
 
     def get(self, detector: Detector, example: Example) -> DetectorResult | None:
@@ -62,8 +67,8 @@ class ResultCache:
                 return DetectorResult.from_dict(json.loads(path.read_text(encoding="utf-8")))
             except (json.JSONDecodeError, KeyError, TypeError):
                 path.unlink(missing_ok=True)
-        seeded = self._seed_results().get(key)
-        return DetectorResult.from_dict(seeded) if seeded is not None else None
+        seeded = self._seed_lines().get(key)
+        return DetectorResult.from_dict(json.loads(seeded)["result"]) if seeded is not None else None
 
     def put(self, detector: Detector, example: Example, result: DetectorResult) -> None:
         path = self._path(detector, result_key(detector, example))
@@ -73,10 +78,21 @@ class ResultCache:
         os.replace(tmp.name, path)
 
 
+def _read_text(path: Path) -> str:
+    if path.suffix == ".gz":
+        return gzip.decompress(path.read_bytes()).decode("utf-8")
+    return path.read_text(encoding="utf-8")
+
+
 def write_seed_bundle(entries: Iterable[tuple[Detector, Example, DetectorResult]], path: Path) -> int:
-    """Write results as a seed bundle that `ResultCache` serves read-only; returns the count."""
+    """Write results as a seed bundle that `ResultCache` serves read-only; returns the count.
+
+    A path ending in `.gz` is gzipped (salience heatmaps make ~150 kB of JSON per example).
+    """
     count = 0
-    with Path(path).open("w", encoding="utf-8") as out:
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "wt", encoding="utf-8") as out:
         for detector, example, result in entries:
             record = {"key": result_key(detector, example), "id": example.id, "result": result.to_dict()}
             out.write(json.dumps(record, ensure_ascii=False) + "\n")

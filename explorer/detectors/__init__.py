@@ -58,6 +58,14 @@ _SPECS = (
         uses_model=False,
         summary="Meaning match (all-MiniLM-L6-v2): claims no argument sentence supports; arguments no claim covers.",
     ),
+    DetectorSpec(
+        "salience",
+        "Salience",
+        "explorer.detectors.salience:SalienceDetector",
+        uses_model=True,
+        summary="Gradient x input of a local LM (default SmolLM2-135M): response words that draw on no argument "
+        "word; argument words no response word draws on. Minutes per example on a CPU.",
+    ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}
 

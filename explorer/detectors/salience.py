@@ -1,0 +1,166 @@
+"""Salience detector (Chang et al. 2024, §3.2, App. C): where does each response word come from?
+
+A local causal LM reads the NPOV task prompt (`explorer.prompts.npov_prompt`) and is
+teacher-forced the response. `explorer.salience.token_salience` gives the token-to-token
+gradient x input map; `explorer.aggregate` turns it into scores:
+
+    map      = salience², each response token's column normalized to sum to 1
+    word map = max over sub-tokens -> argument words (rows) x response words (columns)
+    a_i      = row max     (how much argument word i is used: contribution)
+    b_j      = column max  (how much response word j draws on one argument word: attribution)
+    s_hall   = 1 - gmean(b)       s_cov = 1 - min over perspectives of gmean(a in perspective)
+
+Word-level error scores are 1 - a_i and 1 - b_j. Stop words are neither rows nor columns.
+App. C's variants are settings: `reduction` sum or negative entropy instead of max, and
+`method="grad_norm"` (gradient L2 norm) instead of gradient x input.
+
+Inputs that do not fit the model's context are refused with a `DetectorError` that gives the
+token counts: truncating would silently score a different example.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+
+import numpy as np
+
+from explorer import aggregate, lm, prompts
+from explorer.detectors.base import (
+    ArgumentWordScore,
+    Detector,
+    DetectorError,
+    DetectorResult,
+    Progress,
+    ResponseWordScore,
+)
+from explorer.example import Example
+from explorer.salience import METHODS, TARGETS, token_salience
+from explorer.words import DEFAULT_SEGMENTER, Segmenter
+
+HEATMAP_DECIMALS = 4
+
+
+def token_offsets(tokenizer, text: str) -> tuple[list[int], list[tuple[int, int]]]:
+    """Token ids of `text` (no special tokens added) and each token's character span."""
+    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    return list(encoded["input_ids"]), [tuple(span) for span in encoded["offset_mapping"]]
+
+
+class SalienceDetector(Detector):
+    name = "salience"
+    title = "Salience"
+    version = "1"
+    response_word_meaning = "1 - the largest share of the word's gradient x input that one argument word holds"
+    argument_word_meaning = "1 - the largest share of any response word's gradient x input that this word holds"
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        method: str = "grad_x_input",
+        reduction: str = "max",
+        target: str = "logit",
+        chunk: int | None = None,
+        segmenter: Segmenter = DEFAULT_SEGMENTER,
+    ):
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        if reduction not in aggregate.REDUCTIONS:
+            raise ValueError(f"reduction must be one of {', '.join(aggregate.REDUCTIONS)}, got {reduction!r}")
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+        self.model_path = lm.resolve_spec(model)
+        self.method, self.reduction, self.target = method, reduction, target
+        self.chunk = chunk
+        self.segmenter = segmenter
+        self._load_lock = threading.Lock()
+
+    def config(self) -> dict:
+        return {"method": self.method, "reduction": self.reduction, "target": self.target}
+
+    @cached_property
+    def _identity(self) -> str:
+        return lm.model_identity(self.model_path)
+
+    def model_identity(self) -> str:
+        return self._identity
+
+    @property
+    def language_model(self) -> lm.LanguageModel:
+        """The model, loaded at the first use (the cache answers many requests without it)."""
+        with self._load_lock:
+            if "_language_model" not in self.__dict__:
+                self.__dict__["_language_model"] = lm.load(self.model_path)
+        return self.__dict__["_language_model"]
+
+    def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
+        model = self.language_model
+        prompt = prompts.npov_prompt(example, model.tokenizer)
+        prompt_ids, prompt_spans = token_offsets(model.tokenizer, prompt.text)
+        response_ids, response_spans = token_offsets(model.tokenizer, example.response)
+        total = len(prompt_ids) + len(response_ids)
+        if total > model.context_length:
+            raise DetectorError(
+                f"too long for the model: prompt {len(prompt_ids)} + response {len(response_ids)} = {total} tokens, "
+                f"the model reads at most {model.context_length}; salience never truncates, so shorten the "
+                "response or the arguments, or choose a model with a longer context"
+            )
+        chunk = self.chunk or (64 if model.device != "cpu" else 32)
+        salience = token_salience(
+            model, prompt_ids, response_ids, method=self.method, target=self.target, chunk=chunk, progress=progress
+        )
+        return self.result_from_map(example, prompt, prompt_spans, response_spans, salience)
+
+    def result_from_map(
+        self,
+        example: Example,
+        prompt: prompts.Prompt,
+        prompt_spans: list[tuple[int, int]],
+        response_spans: list[tuple[int, int]],
+        salience: np.ndarray,
+    ) -> DetectorResult:
+        """Scores from a raw `[P + T, T]` token map (the aggregation steps of the docstring)."""
+        rows = []  # (perspective, argument, word) for every content word of every argument
+        row_spans = []  # those words' spans in the prompt
+        for span in prompt.arguments:
+            argument = example.perspectives[span.perspective].arguments[span.argument]
+            for word in self.segmenter.content_words(argument):
+                rows.append((span.perspective, span.argument, word))
+                row_spans.append((span.start + word.start, span.start + word.end))
+        response_words = self.segmenter.content_words(example.response)
+
+        normalized = aggregate.normalize_columns(np.square(salience, dtype=np.float64))
+        word_map = aggregate.merge_to_words(
+            normalized[: len(prompt_spans)],
+            aggregate.token_groups(prompt_spans, row_spans),
+            aggregate.token_groups(response_spans, [(w.start, w.end) for w in response_words]),
+        )
+        contribution, attribution = aggregate.word_scores(word_map, self.reduction)
+        scores = aggregate.example_scores(
+            contribution, [p for p, _, _ in rows], attribution, len(example.perspectives)
+        )
+        names = [p.name for p in example.perspectives]
+        return DetectorResult(
+            detector=self.name,
+            hallucination=scores.hallucination,
+            coverage=scores.coverage,
+            per_perspective={names[p]: value for p, value in scores.per_perspective.items()},
+            response_words=tuple(
+                ResponseWordScore(w.start, w.end, float(1.0 - b)) for w, b in zip(response_words, attribution)
+            ),
+            argument_words=tuple(
+                ArgumentWordScore(p, a, w.start, w.end, float(1.0 - value))
+                for (p, a, w), value in zip(rows, contribution)
+            ),
+            info=self.info(),
+            details={
+                "heatmap": {
+                    "z": np.round(word_map, HEATMAP_DECIMALS).tolist(),
+                    "x": [w.text for w in response_words],
+                    "y": [f"{names[p]} {a + 1}: {w.text}" for p, a, w in rows],
+                    "title": "Share of each response word's salience (column) held by each argument word (row)",
+                },
+                "tokens": {"prompt": len(prompt_spans), "response": len(response_spans)},
+            },
+        )
