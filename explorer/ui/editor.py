@@ -9,6 +9,7 @@ import streamlit as st
 from explorer.example import Example, FormatError, InvalidExample, Labels, Perspective, parse_example, validate
 from explorer.samples import picker_label
 from explorer.ui.state import sample_examples
+from explorer.ui.text import literal
 
 
 def _k(prefix: str, name: str) -> str:
@@ -110,7 +111,7 @@ def paste_box(prefix: str) -> None:
     )
     st.button("Load JSON", key=_k(prefix, "paste_load"), on_click=load)
     for message in state.get(_k(prefix, "paste_errors"), []):
-        st.error(message)
+        st.error(literal(message))
 
 
 def sample_picker(prefix: str) -> None:
