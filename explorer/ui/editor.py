@@ -6,7 +6,16 @@ import json
 
 import streamlit as st
 
-from explorer.example import Example, FormatError, InvalidExample, Labels, Perspective, parse_example, validate
+from explorer.example import (
+    Example,
+    FormatError,
+    InvalidExample,
+    Labels,
+    Perspective,
+    loads,
+    parse_example,
+    validate,
+)
 from explorer.samples import picker_label
 from explorer.ui.state import sample_examples
 from explorer.ui.text import literal
@@ -90,7 +99,7 @@ def paste_box(prefix: str) -> None:
     def load() -> None:
         text = state[_k(prefix, "paste")].strip()
         try:
-            example = parse_example(json.loads(text))
+            example = parse_example(loads(text))
         except json.JSONDecodeError as error:
             state[_k(prefix, "paste_errors")] = [
                 f"invalid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
