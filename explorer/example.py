@@ -444,6 +444,9 @@ def validate(example: Example) -> list[FormatError]:
     return []
 
 
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def _lines(source: str | bytes | Path) -> Iterator[tuple[int, bytes]]:
     data = Path(source).read_bytes() if isinstance(source, Path) else source
     if isinstance(data, str):
@@ -466,8 +469,12 @@ def parse_jsonl(source: str | bytes | Path) -> LoadResult:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
+            # Windows PowerShell's `>` writes UTF-16 with a byte order mark.
+            hint = "; the file is UTF-16, save it as UTF-8" if number == 1 and raw.startswith(_UTF16_BOMS) else ""
             result.errors.append(
-                FormatError("", f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1})", number)
+                FormatError(
+                    "", f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1}){hint}", number
+                )
             )
             continue
         try:

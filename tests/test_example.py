@@ -205,3 +205,8 @@ def test_refchecker_problems_name_the_refchecker_fields():
         "line 3: reference: must not be empty",
         "line 4: reference: must be a list of strings, got number",
     ]
+
+
+def test_a_utf16_file_is_named_as_such(record):
+    loaded = parse_jsonl(jsonl(record).encode("utf-16"))
+    assert messages(loaded)[0] == "line 1: not valid UTF-8 (byte 0xff at byte 1); the file is UTF-16, save it as UTF-8"
