@@ -106,6 +106,8 @@ def choose_dataset() -> tuple[str, LoadResult] | None:
         st.info("Choose a sample dataset or upload a JSON Lines file of examples.")
         return None
     st.query_params["dataset"] = name
+    # The page's own link is no link to follow: on the next run it would undo an upload.
+    session[LINK_SEEN] = name
     if loaded.errors:
         with st.expander(f"⚠️ {len(loaded.errors)} problem(s) in the file; the other lines were loaded"):
             st.code("\n".join(str(e) for e in loaded.errors[:200]), language=None)
