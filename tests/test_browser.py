@@ -23,6 +23,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from explorer.samples import load_samples
+from tests.bad_inputs.corpus import CASES
 
 pytestmark = pytest.mark.browser
 
@@ -272,6 +273,20 @@ def test_dataset_page_opens_a_failure_in_inspect(page, app_url):
     if by_id[example_id].labels.hallucinated_spans or by_id[example_id].labels.uncovered:
         assert page.locator("[data-gold]").count() > 0
     screenshot(page, "inspect-failure")
+
+
+def test_an_uploaded_file_with_bad_lines_lists_them_and_browses_the_rest(page):
+    case = next(c for c in CASES if c.name == "malformed-json")
+    set_detectors(page, remove="Semantic alignment")
+    open_dataset_page(page)
+    page.locator(".st-key-dataset-uploader input[type=file]").set_input_files(str(case.path))
+    problems = page.get_by_text(f"{len(case.errors)} problem(s) in the file; the other lines were loaded")
+    problems.click()
+    page.get_by_text(f"{len(case.kept)} of {len(case.kept)} examples match the filters.").wait_for()
+    settle(page)
+    shown = page.locator("[data-testid=stExpander]", has_text="problem(s) in the file").locator("code").inner_text()
+    assert shown.splitlines() == list(case.errors)
+    screenshot(page, "dataset-upload")
 
 
 def test_html_report_downloads_and_opens_offline(page, browser):
