@@ -6,6 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM  # the browser tests read it too
 
 .PHONY: app test venv chromium clean
 
