@@ -187,8 +187,8 @@ def paste_record(page, record: dict) -> None:
     page.get_by_role("button", name="Load JSON").click()
 
 
-def set_detectors(page, *, remove: str) -> None:
-    page.locator("[data-testid=stSidebar]").get_by_role("button", name=f"Remove {remove}").click()
+def remove_detector(page, title: str) -> None:
+    page.locator("[data-testid=stSidebar]").get_by_role("button", name=f"Remove {title}").click()
 
 
 def open_dataset_page(page) -> None:
@@ -245,11 +245,11 @@ def test_pasted_html_and_script_show_as_text_and_never_run(page, dialogs):
 
 
 def test_switching_detectors_in_the_sidebar(page):
-    set_detectors(page, remove="Semantic alignment")
+    remove_detector(page, "Semantic alignment")
     page.wait_for_function("() => document.querySelectorAll('[role=tab]').length === 1")
     settle(page)
     assert page.get_by_role("tab").all_inner_texts() == ["ROUGE-1"]
-    set_detectors(page, remove="ROUGE-1")
+    remove_detector(page, "ROUGE-1")
     page.get_by_text("Choose at least one detector in the sidebar.").wait_for()
     assert page.locator("[data-score]").count() == 0
 
@@ -257,7 +257,7 @@ def test_switching_detectors_in_the_sidebar(page):
 def test_dataset_page_opens_a_failure_in_inspect(page, app_url):
     # ROUGE alone scores the whole set at once; the semantic detector would score it in the
     # background for a minute of the shared CPU.
-    set_detectors(page, remove="Semantic alignment")
+    remove_detector(page, "Semantic alignment")
     open_dataset_page(page)
     assert page.get_by_role("tab").all_inner_texts() == ["Evaluation", "Examples", "Summaries", "Export"]
     screenshot(page, "dataset")
@@ -277,7 +277,7 @@ def test_dataset_page_opens_a_failure_in_inspect(page, app_url):
 
 def test_an_uploaded_file_with_bad_lines_lists_them_and_browses_the_rest(page):
     case = next(c for c in CASES if c.name == "malformed-json")
-    set_detectors(page, remove="Semantic alignment")
+    remove_detector(page, "Semantic alignment")
     open_dataset_page(page)
     page.locator(".st-key-dataset-uploader input[type=file]").set_input_files(str(case.path))
     problems = page.get_by_text(f"{len(case.errors)} problem(s) in the file; the other lines were loaded")
@@ -290,7 +290,7 @@ def test_an_uploaded_file_with_bad_lines_lists_them_and_browses_the_rest(page):
 
 
 def test_html_report_downloads_and_opens_offline(page, browser):
-    set_detectors(page, remove="Semantic alignment")
+    remove_detector(page, "Semantic alignment")
     open_dataset_page(page)
     page.get_by_role("tab", name="Export").click()
     button = page.locator(".st-key-dataset-export_html").get_by_role("button", name="HTML report")
