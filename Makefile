@@ -5,8 +5,10 @@ PYTHON ?= python3
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM  # the browser tests read it too
 
-.PHONY: app test venv clean
+.PHONY: app test venv chromium clean
 
 venv: $(STAMP)
 
@@ -24,8 +26,21 @@ $(STAMP): pyproject.toml
 app: $(STAMP)
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(PY) -m pytest
+
+# The browser tests drive Debian's chromium through Playwright: `playwright install` downloads
+# its own browser from a CDN, which machines without general network access cannot reach.
+# The emoji font draws the page icons in the tests' screenshots. Without root or password-less
+# sudo nothing is installed and the browser tests skip, saying why.
+chromium:
+	@if [ -x "$(CHROMIUM)" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo"; \
+	else echo "$(CHROMIUM) is missing and installing it needs root or sudo: browser tests will skip"; exit 0; fi; \
+	echo "Installing Debian chromium for the browser tests"; \
+	$$sudo apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends chromium fonts-noto-color-emoji
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -59,7 +59,7 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from explorer.detectors.base import DetectorResult
-from explorer.example import Example, Labels, Span
+from explorer.example import Example, Labels, Span, loads
 from explorer.words import DEFAULT_SEGMENTER, Segmenter, Word
 
 ERROR_TYPES = ("hallucination", "coverage")
@@ -661,6 +661,18 @@ def evaluate(
     )
 
 
+def _not_a_number(method: str, result: DetectorResult) -> str | None:
+    """The first score of `result` that is not a finite number, named by its field."""
+    values = [(f"scores.{method}.hallucination", result.hallucination), (f"scores.{method}.coverage", result.coverage)]
+    values += [(f"scores.{method}.per_perspective.{p}", v) for p, v in result.per_perspective.items()]
+    values += [(f"words.{method}.response[{i}]", w.score) for i, w in enumerate(result.response_words)]
+    values += [(f"words.{method}.arguments[{i}]", w.score) for i, w in enumerate(result.argument_words)]
+    for name, value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return f"{name}: must be a finite number, got {json.dumps(value)}"
+    return None
+
+
 def read_scores(source: str | bytes | Path) -> tuple[dict[str, dict[str, DetectorResult]], dict[str, dict[str, str]]]:
     """Read `explorer score` output: results by example id and method, and recorded failures.
 
@@ -675,20 +687,25 @@ def read_scores(source: str | bytes | Path) -> tuple[dict[str, dict[str, Detecto
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads(line)
             example_id = record["id"]
             words = record.get("words", {})
             for method, scores in record["scores"].items():
                 if "error" in scores:
                     failures.setdefault(example_id, {})[method] = scores["error"]
                     continue
-                results.setdefault(example_id, {})[method] = DetectorResult.from_dict(
+                result = DetectorResult.from_dict(
                     {
                         "detector": method,
                         "scores": scores,
                         "words": words.get(method, {"response": [], "arguments": []}),
                     }
                 )
+                # NaN, Infinity or text would break the ROC curves and tables much later.
+                problem = _not_a_number(method, result)
+                if problem:
+                    raise ValueError(f"line {number}: {problem}")
+                results.setdefault(example_id, {})[method] = result
         except json.JSONDecodeError as error:
             raise ValueError(f"line {number}: invalid JSON: {error.msg} (column {error.colno})") from error
         except (KeyError, TypeError, AttributeError) as error:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -194,6 +195,19 @@ class LoadResult:
         return not self.errors
 
 
+# json turns an escaped surrogate pair into one character, so any surrogate left is a lone one
+# ("\ud800"): not Unicode text, and encoding it as UTF-8 (cache keys, output files) fails.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def loads(text: str) -> Any:
+    """`json.loads`, with nesting too deep for Python's parser reported as invalid JSON."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("arrays or objects nested too deeply", text, 0) from None
+
+
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"
@@ -224,7 +238,19 @@ class _RecordReader:
         if required and not value.strip():
             self.problem(where, "must not be empty")
             return None
+        if not self.unicode(value, where):
+            return None
         return value
+
+    def unicode(self, value: str, where: str) -> bool:
+        surrogate = _SURROGATE.search(value)
+        if surrogate:
+            self.problem(
+                where,
+                f"holds a lone surrogate \\u{ord(surrogate.group()):04x} at character {surrogate.start()}, "
+                "which is not Unicode text",
+            )
+        return surrogate is None
 
     def boolean(self, record: Mapping, key: str, where: str) -> bool | None:
         value = record.get(key)
@@ -297,7 +323,7 @@ class _RecordReader:
                     self.problem(f"{where}.arguments[{a}]", f"must be a string, got {_type_name(argument)}")
                 elif not argument.strip():
                     self.problem(f"{where}.arguments[{a}]", "must not be empty")
-                else:
+                elif self.unicode(argument, f"{where}.arguments[{a}]"):
                     texts.append(argument)
             perspectives.append(Perspective(name, tuple(texts)))
         return tuple(perspectives)
@@ -362,6 +388,17 @@ def _from_refchecker(record: Mapping, line: int | None) -> dict[str, Any]:
     return native
 
 
+def _refchecker_field(native: str, reference_is_text: bool) -> str:
+    """A mapped field's name as the RefChecker record spells it, e.g. `reference[2]`."""
+    if native == "query":
+        return "question"
+    arguments = "perspectives[0].arguments"
+    if not native.startswith(arguments):
+        return native
+    rest = native.removeprefix(arguments)
+    return "reference" + ("" if reference_is_text and rest == "[0]" else rest)
+
+
 def parse_example(record: Any, *, line: int | None = None) -> Example:
     """Build an `Example` from one decoded JSON value, or raise `InvalidExample`."""
     reader = _RecordReader(line)
@@ -369,7 +406,14 @@ def parse_example(record: Any, *, line: int | None = None) -> Example:
         reader.problem("", f"expected a JSON object, got {_type_name(record)}")
         raise InvalidExample(reader.errors)
     if _is_refchecker(record):
-        record = _from_refchecker(record, line)
+        reference_is_text = isinstance(record["reference"], str)
+        try:
+            return parse_example(_from_refchecker(record, line), line=line)
+        except InvalidExample as invalid:
+            # Problems name the fields the user wrote, not those of the native format.
+            raise InvalidExample(
+                [dataclasses.replace(e, field=_refchecker_field(e.field, reference_is_text)) for e in invalid.errors]
+            ) from None
     example_id = reader.text(record, "id", "id", required=True)
     query = reader.text(record, "query", "query", required=True)
     response = reader.text(record, "response", "response", required=True)
@@ -400,6 +444,9 @@ def validate(example: Example) -> list[FormatError]:
     return []
 
 
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def _lines(source: str | bytes | Path) -> Iterator[tuple[int, bytes]]:
     data = Path(source).read_bytes() if isinstance(source, Path) else source
     if isinstance(data, str):
@@ -422,12 +469,16 @@ def parse_jsonl(source: str | bytes | Path) -> LoadResult:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
+            # Windows PowerShell's `>` writes UTF-16 with a byte order mark.
+            hint = "; the file is UTF-16, save it as UTF-8" if number == 1 and raw.startswith(_UTF16_BOMS) else ""
             result.errors.append(
-                FormatError("", f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1})", number)
+                FormatError(
+                    "", f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1}){hint}", number
+                )
             )
             continue
         try:
-            record = json.loads(text)
+            record = loads(text)
         except json.JSONDecodeError as error:
             result.errors.append(FormatError("", f"invalid JSON: {error.msg} (column {error.colno})", number))
             continue

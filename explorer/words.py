@@ -9,7 +9,11 @@ silently scored as empty (the fault of `rouge_score`'s default tokenizer):
 - letters, digits and combining marks of any script form words; apostrophes inside a word
   keep it whole ("don't" is one word, and a stop word);
 - Chinese and Japanese characters are one word each, since those scripts do not separate
-  words with spaces.
+  words with spaces;
+- invisible format characters that join rather than break (soft hyphen, zero-width joiner and
+  non-joiner, word joiner, U+FEFF; Unicode's word-boundary rules skip them too) stay inside their
+  word and are left out of its stem, so text pasted from a web page matches the same words
+  typed plainly. The zero-width space marks a word break and stays one.
 """
 
 from __future__ import annotations
@@ -22,11 +26,10 @@ import regex
 from nltk.stem import PorterStemmer
 
 _UNSPACED_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}"
-_WORD = regex.compile(
-    rf"(?V1)[{_UNSPACED_SCRIPTS}]"
-    rf"|[[\p{{L}}\p{{N}}\p{{M}}]--[{_UNSPACED_SCRIPTS}]]+"
-    rf"(?:['\u2019][[\p{{L}}\p{{N}}\p{{M}}]--[{_UNSPACED_SCRIPTS}]]+)*"
-)
+_LETTERS = rf"[[\p{{L}}\p{{N}}\p{{M}}]--[{_UNSPACED_SCRIPTS}]]+"
+_JOINERS = r"[\p{Cf}--\u200b]"
+_WORD = regex.compile(rf"(?V1)[{_UNSPACED_SCRIPTS}]|{_LETTERS}(?:(?:['\u2019]|{_JOINERS}+){_LETTERS})*")
+_JOINER = regex.compile(rf"(?V1){_JOINERS}")
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ class Segmenter:
         """All words of `text`, stop words included, in order."""
         found = []
         for match in _WORD.finditer(text):
-            normalized = match.group().lower().replace("\u2019", "'")
+            normalized = _JOINER.sub("", match.group()).lower().replace("\u2019", "'")
             found.append(
                 Word(
                     text=match.group(),

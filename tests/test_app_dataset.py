@@ -185,6 +185,19 @@ def test_example_link_reopens_a_sample_in_inspect():
     assert any("There is no example 'no-such-example' in examples.jsonl" in w.value for w in at.warning)
 
 
+def test_an_upload_is_shown_when_the_page_was_opened_without_a_link():
+    # The sidebar's page link carries no query: the page writes its own `?dataset=` link,
+    # which must not win over the next upload.
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[state.METHODS] = ["rouge"]
+    at.switch_page("views/dataset.py").run()
+    assert at.query_params["dataset"] == "examples.jsonl"
+    at.file_uploader(key=dataset.UPLOADER).set_value(("mine.jsonl", upload_bytes(), "application/jsonl")).run()
+    assert at.selectbox(key=dataset.SOURCE_WIDGET).value == UPLOAD
+    assert matching(at) == "8 of 8 examples match the filters."
+    assert at.query_params["dataset"] == UPLOAD
+
+
 def test_bad_lines_are_listed_and_unlabelled_data_still_browses(monkeypatch):
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()

@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.samples import load_samples
+from explorer.ui.text import literal
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)>"
@@ -59,7 +60,7 @@ def test_pasted_html_and_script_show_as_text(app):
     body = html_bodies(app)
     assert "<script" not in body and "<img" not in body
     assert "&lt;script&gt;" in body
-    assert app.subheader[0].value == HOSTILE  # st.subheader renders text, not HTML
+    assert app.subheader[0].value == literal(HOSTILE)  # escaped: st.subheader renders markdown
 
 
 def test_refchecker_record_can_be_pasted(app):

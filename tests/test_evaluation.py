@@ -280,6 +280,43 @@ def test_scores_written_by_explorer_score_read_back(sugar_example, tmp_path):
         evaluation.read_scores('{"id": "x"}\n')
 
 
+@pytest.mark.parametrize(
+    "scores, words, problem",
+    [
+        (
+            '{"hallucination": NaN, "coverage": 0.1, "per_perspective": {}}',
+            "{}",
+            "scores.m.hallucination: must be a finite number, got NaN",
+        ),
+        (
+            '{"hallucination": 0.1, "coverage": "high", "per_perspective": {}}',
+            "{}",
+            'scores.m.coverage: must be a finite number, got "high"',
+        ),
+        (
+            '{"hallucination": 0.1, "coverage": 0.1, "per_perspective": {"pro": null}}',
+            "{}",
+            "scores.m.per_perspective.pro: must be a finite number, got null",
+        ),
+        (
+            '{"hallucination": 0.1, "coverage": 0.1, "per_perspective": {}}',
+            '{"m": {"response": [[0, 3, Infinity]], "arguments": []}}',
+            "words.m.response[0]: must be a finite number, got Infinity",
+        ),
+    ],
+)
+def test_scores_that_are_not_finite_numbers_name_their_field(scores, words, problem):
+    good = '{"id": "a", "scores": {"m": {"hallucination": 0.2, "coverage": 0.1, "per_perspective": {}}}}'
+    with pytest.raises(ValueError) as raised:
+        evaluation.read_scores(f'{good}\n{{"id": "b", "scores": {{"m": {scores}}}, "words": {words}}}\n')
+    assert str(raised.value) == f"line 2: {problem}"
+
+
+def test_scores_nested_too_deeply_are_invalid_json():
+    with pytest.raises(ValueError, match="line 1: invalid JSON: arrays or objects nested too deeply"):
+        evaluation.read_scores("[" * 100_000)
+
+
 def test_every_method_pair_is_tested_only_against_the_best():
     rng = np.random.default_rng(1)
     examples = [labelled(f"e{i}", h=bool(i % 2), c=False, kind="organic") for i in range(40)]

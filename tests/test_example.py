@@ -167,3 +167,46 @@ def test_reads_from_a_path(record, tmp_path):
     path = tmp_path / "in.jsonl"
     path.write_text(jsonl(record), encoding="utf-8")
     assert parse_jsonl(path).examples[0].id == "r1"
+
+
+def test_json_nested_too_deeply_is_a_bad_line_not_a_crash(record):
+    loaded = parse_jsonl(jsonl("[" * 100_000, record))
+    assert [e.id for e in loaded.examples] == ["r1"]
+    assert messages(loaded) == ["line 1: invalid JSON: arrays or objects nested too deeply (column 1)"]
+
+
+def test_lone_surrogates_are_rejected_where_they_are(record):
+    # Written with JSON escapes, as other tools emit them; a valid pair stays one character.
+    record["perspectives"][0]["arguments"].append("a \ud83d\ude00 pair")
+    line = json.dumps(record).replace("poor families", "poor \\udc00families").replace("Should", "\\ud800Should")
+    loaded = parse_jsonl(line)
+    assert messages(loaded) == [
+        "line 1: query: holds a lone surrogate \\ud800 at character 0, which is not Unicode text",
+        "line 1: response: holds a lone surrogate \\udc00 at character 51, which is not Unicode text",
+        "line 1: perspectives[1].arguments[0]: holds a lone surrogate \\udc00 at character 16, "
+        "which is not Unicode text",
+    ]
+    assert parse_jsonl(json.dumps(dict(record, query="Fine?", response="Fine."))).ok
+
+
+def test_refchecker_problems_name_the_refchecker_fields():
+    loaded = parse_jsonl(
+        jsonl(
+            {"question": " ", "response": "A.", "reference": "Ref."},
+            {"question": "Q?", "response": "A.", "reference": ["ok", 3, ""]},
+            {"question": "Q?", "response": "A.", "reference": ""},
+            {"question": "Q?", "response": "A.", "reference": 5},
+        )
+    )
+    assert messages(loaded) == [
+        "line 1: question: must not be empty",
+        "line 2: reference[1]: must be a string, got number",
+        "line 2: reference[2]: must not be empty",
+        "line 3: reference: must not be empty",
+        "line 4: reference: must be a list of strings, got number",
+    ]
+
+
+def test_a_utf16_file_is_named_as_such(record):
+    loaded = parse_jsonl(jsonl(record).encode("utf-16"))
+    assert messages(loaded)[0] == "line 1: not valid UTF-8 (byte 0xff at byte 1); the file is UTF-16, save it as UTF-8"

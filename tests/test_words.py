@@ -52,3 +52,13 @@ def test_empty_text_has_no_words():
 def test_segmenter_takes_its_own_stop_words():
     segmenter = Segmenter(stop_words=frozenset({"tax"}))
     assert [w.text for w in segmenter.content_words("the tax")] == ["the"]
+
+
+def test_joining_format_characters_stay_inside_the_word_and_out_of_its_stem():
+    # Soft hyphen, zero-width joiner and non-joiner, word joiner, U+FEFF: invisible, not breaks.
+    text = "Ta\u00adxes cut\u200d su\u200cgar, Pre\u2060vent \ufeffdon't now\u00ad"
+    words = DEFAULT_SEGMENTER.words(text)
+    assert [w.text for w in words] == ["Ta\u00adxes", "cut", "su\u200cgar", "Pre\u2060vent", "don't", "now"]
+    assert [w.stem for w in words] == [w.stem for w in DEFAULT_SEGMENTER.words("Taxes cut sugar Prevent don't now")]
+    assert words[4].is_stop
+    assert all(text[w.start : w.end] == w.text for w in words)

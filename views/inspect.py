@@ -5,6 +5,7 @@ import streamlit as st
 from explorer import detectors
 from explorer.example import Example, Perspective
 from explorer.ui import claims, editor, links, results, state, trust
+from explorer.ui.text import literal
 
 PREFIX = state.INSPECT_PREFIX
 BLANK = Example(
@@ -38,7 +39,7 @@ links.sync_example_link(example)
 with results_area:
     results.show_example_header(example)
     if problems:
-        st.error("Fix these fields to score the example:\n\n" + "\n".join(f"- {p}" for p in problems))
+        st.error("Fix these fields to score the example:\n\n" + "\n".join(f"- {literal(str(p))}" for p in problems))
         st.stop()
     methods = state.chosen_methods()
     if not methods:

@@ -23,6 +23,7 @@ from explorer.example import Example, LoadResult
 from explorer.jobs import Job
 from explorer.scoring import cached_result, score_example
 from explorer.ui import links, state
+from explorer.ui.text import code, literal
 
 SOURCE = "dataset.source"
 SOURCE_WIDGET = "dataset.source_widget"
@@ -105,6 +106,8 @@ def choose_dataset() -> tuple[str, LoadResult] | None:
         st.info("Choose a sample dataset or upload a JSON Lines file of examples.")
         return None
     st.query_params["dataset"] = name
+    # The page's own link is no link to follow: on the next run it would undo an upload.
+    session[LINK_SEEN] = name
     if loaded.errors:
         with st.expander(f"⚠️ {len(loaded.errors)} problem(s) in the file; the other lines were loaded"):
             st.code("\n".join(str(e) for e in loaded.errors[:200]), language=None)
@@ -330,7 +333,7 @@ def show_scoring_status(scores: DatasetScores, total: int) -> None:
             button.button("Resume", key=f"dataset.resume.{method}", on_click=_resume, args=(scores.keys[method],))
     for method, failed in scores.failures.items():
         with st.expander(f"{title(method)} could not score {len(failed)} example(s)"):
-            st.markdown("\n".join(f"- `{i}`: {m}" for i, m in list(failed.items())[:100]))
+            st.markdown("\n".join(f"- {code(i)}: {literal(m)}" for i, m in list(failed.items())[:100]))
     if scores.jobs:
         _progress(scores.jobs, scores.keys, {m: scores.scored(m) for m in scores.jobs}, total)
 
@@ -556,10 +559,10 @@ def show_failures(
             example = by_id[example_id]
             score = evaluation.example_score(results[example_id][method], error_type)
             text, button = st.columns([6, 1])
-            topic = f"{example.topic} · " if example.topic else ""
+            topic = f"{literal(example.topic)} · " if example.topic else ""
             text.markdown(
-                f"`{example_id}` · {topic}gold: {example.labels.summary()} · score **{score:.3f}**",
-                help=example.response[:400],
+                f"{code(example_id)} · {topic}gold: {example.labels.summary()} · score **{score:.3f}**",
+                help=literal(example.response[:400]),
             )
             if button.button("Inspect", key=f"dataset.open.{kind}.{example_id}", help="Open with gold labels overlaid"):
                 open_in_inspect(example, source)

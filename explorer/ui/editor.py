@@ -6,9 +6,19 @@ import json
 
 import streamlit as st
 
-from explorer.example import Example, FormatError, InvalidExample, Labels, Perspective, parse_example, validate
+from explorer.example import (
+    Example,
+    FormatError,
+    InvalidExample,
+    Labels,
+    Perspective,
+    loads,
+    parse_example,
+    validate,
+)
 from explorer.samples import picker_label
 from explorer.ui.state import sample_examples
+from explorer.ui.text import literal
 
 
 def _k(prefix: str, name: str) -> str:
@@ -89,7 +99,7 @@ def paste_box(prefix: str) -> None:
     def load() -> None:
         text = state[_k(prefix, "paste")].strip()
         try:
-            example = parse_example(json.loads(text))
+            example = parse_example(loads(text))
         except json.JSONDecodeError as error:
             state[_k(prefix, "paste_errors")] = [
                 f"invalid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
@@ -110,7 +120,7 @@ def paste_box(prefix: str) -> None:
     )
     st.button("Load JSON", key=_k(prefix, "paste_load"), on_click=load)
     for message in state.get(_k(prefix, "paste_errors"), []):
-        st.error(message)
+        st.error(literal(message))
 
 
 def sample_picker(prefix: str) -> None:

@@ -14,6 +14,7 @@ import streamlit as st
 from explorer.example import Example, LoadResult, parse_jsonl
 from explorer.samples import SAMPLE_DIR, SAMPLE_EXAMPLES
 from explorer.ui import editor, state
+from explorer.ui.text import literal
 
 UPLOADS = "uploaded_datasets"
 LINKED_DATASET = "linked_dataset"
@@ -72,11 +73,11 @@ def apply_example_link() -> None:
     st.session_state[APPLIED_LINK] = (dataset, example_id)
     loaded = load_dataset(dataset)
     if loaded is None:
-        st.warning(f"The link names a dataset {dataset!r} that is not here (uploads last one session).")
+        st.warning(f"The link names a dataset {literal(repr(dataset))} that is not here (uploads last one session).")
         return
     example = next((e for e in loaded.examples if e.id == example_id), None)
     if example is None:
-        st.warning(f"There is no example {example_id!r} in {dataset}.")
+        st.warning(f"There is no example {literal(repr(example_id))} in {literal(dataset)}.")
         return
     st.session_state[state.CURRENT_EXAMPLE] = example
     st.session_state[state.SHOW_GOLD] = not example.labels.is_empty()

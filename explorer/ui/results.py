@@ -13,6 +13,7 @@ from explorer.example import Example
 from explorer.jobs import Job
 from explorer.scoring import cached_result, score_example
 from explorer.ui.state import MODEL, get_detector, get_jobs, get_result_cache
+from explorer.ui.text import code, literal
 
 
 def results_for(example: Example, methods: Sequence[str]) -> tuple[dict[str, DetectorResult], dict[str, Job | str]]:
@@ -57,10 +58,10 @@ def results_for(example: Example, methods: Sequence[str]) -> tuple[dict[str, Det
 
 def show_example_header(example: Example) -> None:
     """The query and what the gold labels say, above the scores."""
-    st.subheader(example.query, anchor=False)
-    facts = [f"`{example.id}`"]
+    st.subheader(literal(example.query), anchor=False)
+    facts = [code(example.id)]
     if example.topic:
-        facts.append(f"topic: {example.topic}")
+        facts.append(f"topic: {literal(example.topic)}")
     facts.append(
         f"{len(example.perspectives)} perspectives, {sum(len(p.arguments) for p in example.perspectives)} arguments"
     )
@@ -73,7 +74,7 @@ def show_pending(pending: dict[str, Job | str]) -> None:
     for name, state in pending.items():
         title = detectors.spec(name).title
         if isinstance(state, str):
-            st.warning(f"{title}: {state}")
+            st.warning(f"{title}: {literal(state)}")
         else:
             left = state.seconds_left()
             eta = f", about {left:.0f} s left" if left is not None else ""
