@@ -612,7 +612,7 @@ CASES: tuple[Case, ...] = (
         "a 12,000-word response, past the 8,192-token context of the language model (SmolLM2)",
         lines(good("beyond", response=words_text(12_000))),
         ("beyond",),
-        # A language-model detector refuses this, e.g. {"salience": "..."} once it is registered.
+        refused_by={"salience": "too long for the model: prompt"},
     ),
     Case(
         "long-single-line",
