@@ -235,12 +235,13 @@ def example_scores_figure(results: Mapping[str, DetectorResult], titles: Mapping
     return figure
 
 
-def heatmap_figure(heatmap: Mapping) -> go.Figure:
+def heatmap_figure(heatmap: Mapping, row_groups: Sequence[str] | None = None) -> go.Figure:
     """A detector's own heatmap from `DetectorResult.details["heatmap"]`.
 
     The convention: `{"z": rows x columns of numbers, "x": column labels, "y": row labels,
-    "title": str (optional), "colorbar": str (optional)}`, e.g. salience of response tokens
-    (rows) over prompt words (columns). Labels are user text and shown as plain text.
+    "title": str (optional), "colorbar": str (optional)}`, e.g. salience of argument words
+    (rows) over response words (columns). `row_groups` names each row's group (e.g. its
+    argument); a line separates consecutive groups. Labels are user text, shown as plain text.
     """
     z = np.asarray(heatmap["z"], dtype=float)
     x = [_plain(label) for label in heatmap.get("x", range(z.shape[1]))]
@@ -256,6 +257,10 @@ def heatmap_figure(heatmap: Mapping) -> go.Figure:
             hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
         )
     )
+    if row_groups is not None:
+        for row in range(1, len(row_groups)):
+            if row_groups[row] != row_groups[row - 1]:
+                figure.add_hline(y=row - 0.5, line={"color": "rgba(60,60,60,0.6)", "width": 1})
     figure.update_layout(
         **_LAYOUT,
         title=_plain(heatmap.get("title", "")),

@@ -138,6 +138,20 @@ def _load_gguf(gguf: Path, identity: str):
 _LOCK = threading.Lock()
 
 
+def load_tokenizer(spec: str | os.PathLike | None = None):
+    """The tokenizer alone (e.g. to show a prompt), without loading the weights."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from transformers import AutoTokenizer
+
+    path = resolve_spec(spec)
+    if path.is_dir():
+        return AutoTokenizer.from_pretrained(path)
+    converted = _converted_folder(path, model_identity(path))
+    if (converted / "complete.json").is_file():
+        return AutoTokenizer.from_pretrained(converted)
+    return AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+
+
 def load(spec: str | os.PathLike | None = None, device: str | None = None) -> LanguageModel:
     """Load the model a spec names (see the module docstring), frozen, in eval mode."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

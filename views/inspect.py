@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import detectors
 from explorer.example import Example, Perspective
-from explorer.ui import claims, editor, links, results, state, trust
+from explorer.ui import claims, editor, links, results, state, trust, word_map
 from explorer.ui.text import literal
 
 PREFIX = state.INSPECT_PREFIX
@@ -56,9 +56,14 @@ with results_area:
     )
     results.show_legend(with_gold=show_gold)
     if scored:
-        tabs = st.tabs([detectors.spec(name).title for name in scored])
+        titles = [detectors.spec(name).title for name in scored]
+        tabs = st.tabs(titles + (["Side by side"] if len(scored) > 1 else []))
         for tab, (name, result) in zip(tabs, scored.items()):
             with tab:
                 results.show_highlights(example, name, result, show_gold=show_gold)
+                word_map.show_word_map(example, name, result, key=f"{PREFIX}.{name}")
+        if len(scored) > 1:
+            with tabs[-1]:
+                results.show_side_by_side(example, scored, show_gold=show_gold)
     claims.show_claim_view(example, scored)
     trust.show_trust(example)

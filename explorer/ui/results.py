@@ -122,3 +122,19 @@ def show_highlights(example: Example, name: str, result: DetectorResult, *, show
 
 def show_legend(*, with_gold: bool) -> None:
     st.html(render.legend_html(with_gold=with_gold))
+
+
+def show_side_by_side(example: Example, results: dict[str, DetectorResult], *, show_gold: bool) -> None:
+    """Every detector's highlights on the same words, one column each: response, then arguments."""
+    columns = st.columns(len(results))
+    for column, (name, result) in zip(columns, results.items()):
+        detector_class = detectors.detector_class(name)
+        with column:
+            st.markdown(f"**{detectors.spec(name).title}** · hallucination {result.hallucination:.2f}")
+            st.html(render.response_html(example, result, detector_class.response_word_meaning, show_gold=show_gold))
+    columns = st.columns(len(results))
+    for column, (name, result) in zip(columns, results.items()):
+        detector_class = detectors.detector_class(name)
+        with column:
+            st.markdown(f"**{detectors.spec(name).title}** · coverage error {result.coverage:.2f}")
+            st.html(render.arguments_html(example, result, detector_class.argument_word_meaning, show_gold=show_gold))
