@@ -20,6 +20,19 @@ def detector(request):
     return detectors.create(request.param)
 
 
+@pytest.fixture(scope="module")
+def scored(detector):
+    """Each case scored once per detector: model-based detectors take seconds per example."""
+    results = {}
+
+    def score(case):
+        if case not in results:
+            results[case] = detector.score(CASES[case])
+        return results[case]
+
+    return score
+
+
 CASES = {
     "two perspectives": make_example(
         "Some say sugar taxes cut consumption. Others say they hurt poor families and are unfair.",
@@ -41,9 +54,9 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_scores_are_error_probabilities_with_one_value_per_perspective(detector, case):
+def test_scores_are_error_probabilities_with_one_value_per_perspective(detector, scored, case):
     example = CASES[case]
-    result = detector.score(example)
+    result = scored(case)
     assert isinstance(result, DetectorResult) and result.detector == detector.name
     assert 0.0 <= result.hallucination <= 1.0 and 0.0 <= result.coverage <= 1.0
     assert list(result.per_perspective) == [p.name for p in example.perspectives]
@@ -52,9 +65,9 @@ def test_scores_are_error_probabilities_with_one_value_per_perspective(detector,
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_word_scores_sit_on_content_words_of_the_right_text(detector, case):
+def test_word_scores_sit_on_content_words_of_the_right_text(scored, case):
     example = CASES[case]
-    result = detector.score(example)
+    result = scored(case)
     response_words = {(w.start, w.end) for w in DEFAULT_SEGMENTER.content_words(example.response)}
     assert {(w.start, w.end) for w in result.response_words} <= response_words
     for w in result.argument_words:
@@ -63,13 +76,13 @@ def test_word_scores_sit_on_content_words_of_the_right_text(detector, case):
     assert all(0.0 <= w.score <= 1.0 for w in result.response_words + result.argument_words)
 
 
-def test_same_input_same_scores(detector):
+def test_same_input_same_scores(detector, scored):
     example = CASES["two perspectives"]
-    assert detector.score(example).to_dict() == detector.score(example).to_dict()
+    assert detector.score(example).to_dict() == scored("two perspectives").to_dict()
 
 
-def test_results_round_trip_through_json(detector):
-    result = detector.score(CASES["two perspectives"])
+def test_results_round_trip_through_json(scored):
+    result = scored("two perspectives")
     assert DetectorResult.from_dict(result.to_dict()) == result
 
 
