@@ -203,7 +203,7 @@ def test_inspect_page_opens_on_a_sample_with_word_highlights(page):
     heading(page, first.query).wait_for()
     scores = word_scores(page)
     assert scores and all(0.0 <= s <= 1.0 for s in scores)
-    assert page.get_by_role("tab").all_inner_texts() == ["ROUGE-1", "Semantic alignment"]
+    assert page.get_by_role("tab").all_inner_texts() == ["ROUGE-1", "Semantic alignment", "Side by side"]
     screenshot(page, "inspect")
 
 
@@ -242,6 +242,22 @@ def test_pasted_html_and_script_show_as_text_and_never_run(page, dialogs):
     page.locator("[data-score]").first.click()  # a click on highlighted hostile text runs nothing either
     assert page.evaluate("window.__pwned") is None and dialogs == []
     screenshot(page, "inspect-hostile")
+
+
+def add_detector(page, title: str) -> None:
+    page.locator("[data-testid=stSidebar]").get_by_role("combobox").first.click()
+    page.get_by_role("option", name=title).click()
+    page.keyboard.press("Escape")
+
+
+def test_salience_opens_with_its_heatmap_from_shipped_results(page):
+    add_detector(page, "Salience")
+    page.get_by_role("tab", name="Salience").click()
+    page.get_by_text("Follow a word").wait_for()
+    settle(page)
+    assert page.locator("[data-testid=stPlotlyChart]").count() >= 1
+    screenshot(page, "inspect-salience")
+    remove_detector(page, "Salience")
 
 
 def test_switching_detectors_in_the_sidebar(page):

@@ -71,14 +71,24 @@ def show_example_header(example: Example) -> None:
 
 
 def show_pending(pending: dict[str, Job | str]) -> None:
+    """Why a detector has no result: its error, or its running job's progress (polled)."""
     for name, state in pending.items():
-        title = detectors.spec(name).title
         if isinstance(state, str):
-            st.warning(f"{title}: {literal(state)}")
-        else:
-            left = state.seconds_left()
-            eta = f", about {left:.0f} s left" if left is not None else ""
-            st.progress(state.fraction, text=f"{title}: computing ({state.done}/{state.total or '?'}{eta})")
+            st.warning(f"{detectors.spec(name).title}: {state}")
+    jobs = {name: state for name, state in pending.items() if not isinstance(state, str)}
+    if jobs:
+        _job_progress(jobs)
+
+
+@st.fragment(run_every=1.0)
+def _job_progress(jobs: dict[str, Job]) -> None:
+    """Redraws only the progress bars each second; the whole page reruns once a job is done."""
+    if any(job.finished for job in jobs.values()):
+        st.rerun()
+    for name, job in jobs.items():
+        left = job.seconds_left()
+        eta = f", about {left:.0f} s left" if left is not None else ""
+        st.progress(job.fraction, text=f"{detectors.spec(name).title}: computing ({job.done}/{job.total or '?'}{eta})")
 
 
 def scores_frame(example: Example, results: dict[str, DetectorResult]) -> pd.DataFrame:
