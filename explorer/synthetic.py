@@ -85,7 +85,7 @@ def verbalizations(example: Example) -> dict[ArgumentRef, tuple[Span, ...]]:
     return found
 
 
-def _with_verbalizations(example: Example, found: Mapping[ArgumentRef, Sequence[Span]] | None) -> Example:
+def with_verbalizations(example: Example, found: Mapping[ArgumentRef, Sequence[Span]] | None) -> Example:
     """`example` with its `verbalizations` field set to `found` (None: removed, unknown)."""
     extra = {k: v for k, v in example.extra.items() if k != VERBALIZATIONS}
     if found is not None:
@@ -104,7 +104,7 @@ def _remap(example: Example, edited: Example, move: Callable[[ArgumentRef], Argu
         target = move(ref)
         if target is not None:
             moved[target] = spans
-    return _with_verbalizations(edited, moved)
+    return with_verbalizations(edited, moved)
 
 
 # --------------------------------------------------------------------------------------
