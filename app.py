@@ -10,6 +10,7 @@ navigation = st.navigation(
     [
         st.Page("views/inspect.py", title="Inspect", icon="🔎", default=True),
         st.Page("views/dataset.py", title="Browse a test set", icon="📊"),
+        st.Page("views/lab.py", title="Error-injection lab", icon="🧪"),
     ]
 )
 state.sidebar()

@@ -1,4 +1,4 @@
-"""Command line: `explorer validate`, `explorer score` and `explorer eval`.
+"""Command line: `explorer validate`, `explorer score`, `explorer eval`, `explorer synth` and `explorer train`.
 
 Exit codes: 0 all good; 1 some input lines were invalid or some examples could not be scored
 (everything else was still processed and written); 2 bad usage (unknown option or detector);
@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from explorer import detectors
 from explorer.cache import ResultCache
-from explorer.example import LoadResult, parse_jsonl
+from explorer.example import LoadResult, parse_jsonl, write_jsonl
 from explorer.scoring import output_record, score_example, score_examples
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_IO = 0, 1, 2, 3
@@ -144,6 +144,37 @@ def run_eval(args: argparse.Namespace) -> int:
     return EXIT_OK if loaded.ok and not evaluated.failures else EXIT_PARTIAL
 
 
+def run_synth(args: argparse.Namespace) -> int:
+    from explorer import synthetic  # the evaluation module it reuses loads scikit-learn
+
+    loaded = _load(args.input)
+    spare_path = args.spare or args.input.with_name("spare_arguments.jsonl")
+    spare = {}
+    if args.spare is not None or spare_path.is_file():
+        try:
+            spare = synthetic.read_spare_arguments(spare_path)
+        except OSError as error:
+            raise CliError(f"cannot read {spare_path}: {error.strerror or error}", EXIT_IO) from error
+        except ValueError as error:
+            raise CliError(str(error), EXIT_IO) from error
+    made = synthetic.synthesize(loaded.examples, spare, seed=args.seed)
+    taken = {e.id for e in loaded.examples}
+    clashes = [e.id for e in made if e.id in taken]
+    if clashes and not args.only_synthetic:
+        raise CliError(f"the input already has examples with the new ids: {', '.join(clashes[:5])}", EXIT_USAGE)
+    try:
+        write_jsonl(made if args.only_synthetic else [*loaded.examples, *made], args.out)
+    except OSError as error:
+        raise CliError(f"cannot write {args.out}: {error.strerror or error}", EXIT_IO) from error
+    sources = sum(synthetic.is_error_free(e.labels) for e in loaded.examples)
+    print(
+        f"{len(made)} synthetic example(s) from {sources} error-free example(s)"
+        + (f" (spare arguments: {spare_path})" if spare else " (no spare arguments file)"),
+        file=sys.stderr,
+    )
+    return EXIT_OK if loaded.ok else EXIT_PARTIAL
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="explorer", description="Detect hallucination and coverage errors in RAG answers."
@@ -192,6 +223,22 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar, no table on stdout")
     evaluate.set_defaults(run=run_eval)
+
+    synth = commands.add_parser(
+        "synth",
+        help="synthetic hallucinations and coverage errors from the error-free examples (the paper's §4.2)",
+    )
+    synth.add_argument("input", type=Path, help="JSON Lines examples with labels")
+    synth.add_argument("--out", type=Path, required=True, help="output: the input examples, then the synthetic ones")
+    synth.add_argument("--seed", type=int, default=0, help="random seed (default 0): same seed, same output")
+    synth.add_argument(
+        "--spare",
+        type=Path,
+        help="unused arguments to add, JSON Lines of {topic, perspective, arguments} "
+        "(default: spare_arguments.jsonl next to the input, when there is one)",
+    )
+    synth.add_argument("--only-synthetic", action="store_true", help="write only the synthetic examples")
+    synth.set_defaults(run=run_synth)
     return parser
 
 

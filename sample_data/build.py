@@ -4,7 +4,8 @@
 Reads every ``sample_data/source/<topic_slug>.json`` file, assembles the responses for each
 variant (clean, a second error-free wording "clean-alt", paraphrased, hallucination, coverage,
 and the four ambiguous kinds), computes every character span from the assembled strings,
-checks that each span covers exactly the text it is meant to, and writes
+checks that each span covers exactly the text it is meant to, records where each argument is
+put into words in the response (``verbalizations``), and writes
 
     sample_data/examples.jsonl         one labelled example per line
     sample_data/spare_arguments.jsonl  one line per topic and perspective
@@ -416,6 +417,26 @@ def labels(
     }
 
 
+def verbalizations(spans: dict, stated: dict) -> list[dict]:
+    """Where the response puts each argument into words: ``[{perspective, argument, spans}]``.
+
+    ``stated`` maps a sentence tag other than ``("arg", p, i)`` (a replacement, a restatement,
+    a misplaced argument) to the ``(perspective, argument)`` it states. Synthetic errors use
+    this: removing an argument from the input makes these sentences the hallucinated span.
+    """
+    found: dict[tuple[int, int], list[list[int]]] = {}
+    for tag, (a, b) in spans.items():
+        if tag[0] == "arg":
+            key = (PERSPECTIVES.index(tag[1]), tag[2])
+        elif tag in stated:
+            p, i = stated[tag]
+            key = (PERSPECTIVES.index(p), i)
+        else:
+            continue
+        found.setdefault(key, []).append([a, b])
+    return [{"perspective": p, "argument": i, "spans": sorted(found[(p, i)])} for p, i in sorted(found)]
+
+
 def perspectives_block(src: dict, paraphrased: bool = False) -> list[dict]:
     pick = src["paraphrased"] if paraphrased else src
     return [{"name": p, "arguments": list(pick[p])} for p in PERSPECTIVES]
@@ -423,6 +444,7 @@ def perspectives_block(src: dict, paraphrased: bool = False) -> list[dict]:
 
 def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
     out: dict[str, tuple[str, dict, bool]] = {}  # variant -> (response, labels, paraphrased)
+    stated: dict[str, list[dict]] = {}  # variant -> verbalizations
 
     def span_of(spans: dict, tag: tuple, response: str, expected: str) -> list[int]:
         a, b = spans[tag]
@@ -430,9 +452,10 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
         return [a, b]
 
     # clean / paraphrased
-    clean, _ = Draft.clean(src).assemble()
+    clean, spans = Draft.clean(src).assemble()
     out["clean"] = (clean, labels(), False)
     out["paraphrased"] = (clean, labels("paraphrased"), True)
+    stated["clean"] = stated["paraphrased"] = verbalizations(spans, {})
 
     # clean-alt: a second faithful response, worded differently from clean
     alt, spans = Draft.alternative(src).assemble()
@@ -441,6 +464,7 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
             span_of(spans, ("arg", p, e["argument"]), alt, e["sentence"])
     ensure(alt != clean, slug)
     out["clean-alt"] = (alt, labels(), False)
+    stated["clean-alt"] = verbalizations(spans, {})
 
     # hallucination(s): one unprovided argument inserted
     for k, variant in enumerate(("hallucination", "hallucination2")):
@@ -455,6 +479,7 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
             labels(hallucination=True, hallucinated_spans=[span_of(spans, ("hall",), resp, h["sentence"])]),
             False,
         )
+        stated[variant] = verbalizations(spans, {})
 
     # coverage error(s): one verbalization removed
     for k, variant in enumerate(("coverage", "coverage2")):
@@ -463,8 +488,9 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
         c = src["coverage"][k]
         d = Draft.clean(src)
         d.remove(c["perspective"], c["argument"])
-        resp, _ = d.assemble()
+        resp, spans = d.assemble()
         ensure(src["response"][c["perspective"]][c["argument"]] not in resp)
+        stated[variant] = verbalizations(spans, {})
         out[variant] = (
             resp,
             labels(
@@ -482,6 +508,7 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
     start = span_of(spans, ("ph",), resp, ph["sentence"])[0] + ph["sentence"].index(ph["clause"])
     span = [start, start + len(ph["clause"])]
     ensure(resp[span[0] : span[1]] == ph["clause"])
+    stated["partial-hallucination"] = verbalizations(spans, {("ph",): (ph["perspective"], ph["argument"])})
     out["partial-hallucination"] = (
         resp,
         labels(hallucination=True, ambiguous_type="partial_hallucination", hallucinated_spans=[span]),
@@ -492,7 +519,8 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
     pc = src["partial_coverage"]
     d = Draft.clean(src)
     d.replace(pc["perspective"], pc["argument"], ("pc",), pc["sentence"])
-    resp, _ = d.assemble()
+    resp, spans = d.assemble()
+    stated["partial-coverage"] = verbalizations(spans, {("pc",): (pc["perspective"], pc["argument"])})
     arg = src[pc["perspective"]][pc["argument"]]
     a = arg.index(pc["uncovered"])
     uspan = [a, a + len(pc["uncovered"])]
@@ -514,6 +542,7 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
     d = Draft.clean(src)
     d.insert_after(rep["part"], rep["after"], ("rep",), rep["sentence"])
     resp, spans = d.assemble()
+    stated["repetition"] = verbalizations(spans, {("rep",): (rep["part"], rep["restates"])})
     out["repetition"] = (
         resp,
         labels(
@@ -532,6 +561,7 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
     d.insert_after(other_perspective(p), pcf["after"], ("conf",), pcf["sentence"])
     resp, spans = d.assemble()
     ensure(src["response"][p][pcf["argument"]] not in resp)
+    stated["perspective-confusion"] = verbalizations(spans, {("conf",): (p, pcf["argument"])})
     out["perspective-confusion"] = (
         resp,
         labels(
@@ -566,6 +596,7 @@ def build_topic(slug: str, src: dict) -> list[tuple[str, dict]]:
                     "response": resp,
                     "labels": lab,
                     "split": src["split"],
+                    "verbalizations": stated[variant],
                 },
             )
         )
@@ -585,6 +616,10 @@ def check_record(rec: dict) -> None:
     ensure(lab["hallucination"] == bool(lab["hallucinated_spans"]), rec["id"])
     ensure(lab["coverage_error"] == bool(lab["uncovered"]), rec["id"])
     ensure(lab["ambiguous"] == (lab["ambiguous_type"] is not None), rec["id"])
+    for v in rec["verbalizations"]:
+        ensure(0 <= v["argument"] < len(rec["perspectives"][v["perspective"]]["arguments"]), rec["id"])
+        for a, b in v["spans"]:
+            ensure(0 <= a < b <= len(resp), rec["id"])
 
 
 # --------------------------------------------------------------------------------------

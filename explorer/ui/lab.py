@@ -1,0 +1,285 @@
+"""Streamlit glue of the error-injection lab: load an example, edit it, compare the scores.
+
+The edits themselves are `explorer.lab`'s pure functions; this module keeps the example before
+and after them in session state, draws the edit controls, and shows every chosen detector's
+scores and highlights on both sides. Model-based detectors read the result cache or compute in
+the background, as on the Inspect page; a fragment polls their jobs and reruns the page when
+they finish.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+from explorer import detectors, lab, render, synthetic
+from explorer.detectors import DetectorResult
+from explorer.example import Example, InvalidExample, parse_example
+from explorer.jobs import Job
+from explorer.samples import SAMPLE_DIR, picker_label
+from explorer.ui import results, state
+
+BEFORE = "lab.before"
+AFTER = "lab.after"
+EDITS = "lab.edits"
+PROBLEM = "lab.problem"
+SOURCE = "lab.source"
+SAMPLE = "lab.sample"
+PASTE = "lab.paste"
+SEED = "lab.seed"
+RESPONSE = "lab.response"
+SHOW_GOLD = "lab.show_gold"
+
+SOURCES = ("Sample", "Inspect page's example", "Paste JSON")
+# Choices that name an argument or perspective of the example: stale once it changes.
+_CHOICES = ("lab.drop_choice", "lab.move_choice", "lab.move_to", "lab.edit_choice", "lab.add_perspective")
+
+
+@st.cache_data(show_spinner=False)
+def addition_pool() -> dict[tuple[str, str], list[str]]:
+    """Unused arguments per topic and perspective for synthetic coverage errors: the sample
+    data's spare arguments, and the sample examples' arguments for topics without spares."""
+    spare_path = SAMPLE_DIR / "spare_arguments.jsonl"
+    spare = synthetic.read_spare_arguments(spare_path) if spare_path.is_file() else {}
+    return synthetic.addition_pool(state.sample_examples(), spare)
+
+
+# --- the example and its edits ------------------------------------------------------------
+
+
+def load(example: Example) -> None:
+    """Start the lab on `example`: before = after = it, no edits (call from a callback)."""
+    session = st.session_state
+    session[BEFORE] = session[AFTER] = example
+    session[EDITS] = []
+    session[PROBLEM] = None
+    session[RESPONSE] = example.response
+    _forget_choices()
+
+
+def _forget_choices() -> None:
+    for key in _CHOICES:
+        st.session_state.pop(key, None)
+
+
+def _apply(description: str, edit: Callable[[Example], Example]) -> None:
+    session = st.session_state
+    try:
+        edited = edit(session[AFTER])
+    except (ValueError, IndexError) as error:
+        session[PROBLEM] = f"{description}: {error}"
+        return
+    session[AFTER] = edited
+    session[EDITS] = [*session[EDITS], description]
+    session[PROBLEM] = None
+    session[RESPONSE] = edited.response
+    _forget_choices()
+
+
+def choose_example() -> Example | None:
+    """Source controls (a sample, the Inspect page's example, pasted JSON); the lab's example."""
+    session = st.session_state
+    samples = state.sample_examples()
+    by_id = {example.id: example for example in samples}
+    source = st.radio("Start from", SOURCES, horizontal=True, key=SOURCE)
+    if source == SOURCES[0] and samples:
+        st.selectbox(
+            "Sample example",
+            list(by_id),
+            index=None,
+            placeholder="Choose a sample…",
+            format_func=lambda example_id: picker_label(by_id[example_id]),
+            key=SAMPLE,
+            on_change=lambda: load(by_id[session[SAMPLE]]) if session[SAMPLE] else None,
+        )
+    elif source == SOURCES[1]:
+        current = session.get(state.CURRENT_EXAMPLE)
+        if current is None:
+            st.info("Open an example on the Inspect page first.")
+        else:
+            st.button(f"Use `{current.id}` from the Inspect page", key="lab.use_current", on_click=load, args=(current,))
+    elif source == SOURCES[2]:
+        st.text_area("One example as JSON", key=PASTE, height=120)
+
+        def load_pasted() -> None:
+            try:
+                load(parse_example(json.loads(session[PASTE])))
+            except json.JSONDecodeError as error:
+                session[PROBLEM] = f"invalid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+            except InvalidExample as invalid:
+                session[PROBLEM] = "; ".join(str(e) for e in invalid.errors)
+
+        st.button("Load JSON", key="lab.paste_load", on_click=load_pasted)
+    if BEFORE not in session and samples:
+        load(samples[0])
+    return session.get(AFTER)
+
+
+def _argument_label(example: Example, ref: tuple[int, int]) -> str:
+    p, a = ref
+    text = example.perspectives[p].arguments[a]
+    return f"{example.perspectives[p].name} {a + 1}: {text[:90]}{'…' if len(text) > 90 else ''}"
+
+
+def edit_controls(example: Example) -> None:
+    """One control per edit; each applies to the current (after) example."""
+    session = st.session_state
+    refs = [(p, a) for p, a, _ in example.arguments()]
+    names = [p.name for p in example.perspectives]
+    paper, drop, add, move, edit, respond = st.tabs(
+        ["Paper's synthetic errors", "Drop an argument", "Add an argument", "Move an argument", "Edit an argument",
+         "Edit the response"]
+    )
+    with paper:
+        st.caption(
+            "Chang et al. 2024, §4.2: remove a given argument the response states (a hallucination), or add an "
+            "unused argument of the topic (a coverage error). A random choice, fixed by the seed."
+        )
+        st.number_input("Seed", min_value=0, value=0, step=1, key=SEED)
+        left, right = st.columns(2)
+        left.button(
+            "Make a synthetic hallucination",
+            key="lab.synthetic_hallucination",
+            on_click=_apply,
+            args=("synthetic hallucination", lambda e: lab.apply_synthetic(e, "hallucination", addition_pool(), session[SEED])),
+        )
+        right.button(
+            "Make a synthetic coverage error",
+            key="lab.synthetic_coverage",
+            on_click=_apply,
+            args=("synthetic coverage error", lambda e: lab.apply_synthetic(e, "coverage", addition_pool(), session[SEED])),
+        )
+    with drop:
+        st.selectbox("Argument", refs, format_func=lambda r: _argument_label(example, r), key="lab.drop_choice")
+        st.button(
+            "Drop it",
+            key="lab.drop",
+            on_click=lambda: _apply(
+                f"dropped {_argument_label(example, session['lab.drop_choice'])}",
+                lambda e: lab.drop_argument(e, *session["lab.drop_choice"]),
+            ),
+        )
+    with add:
+        st.selectbox("Perspective", range(len(names)), format_func=names.__getitem__, key="lab.add_perspective")
+        st.text_area("New argument", key="lab.add_text", height=80)
+        st.button(
+            "Add it",
+            key="lab.add",
+            on_click=lambda: _apply(
+                f"added to {names[session['lab.add_perspective']]}: {session['lab.add_text'][:90]}",
+                lambda e: lab.add_argument(e, session["lab.add_perspective"], session["lab.add_text"]),
+            ),
+        )
+    with move:
+        st.selectbox("Argument", refs, format_func=lambda r: _argument_label(example, r), key="lab.move_choice")
+        st.selectbox("To perspective", range(len(names)), format_func=names.__getitem__, key="lab.move_to")
+        st.button(
+            "Move it",
+            key="lab.move",
+            on_click=lambda: _apply(
+                f"moved {_argument_label(example, session['lab.move_choice'])} to {names[session['lab.move_to']]}",
+                lambda e: lab.move_argument(e, *session["lab.move_choice"], session["lab.move_to"]),
+            ),
+        )
+    with edit:
+        st.selectbox("Argument", refs, format_func=lambda r: _argument_label(example, r), key="lab.edit_choice")
+        st.text_area("New text", key="lab.edit_text", height=80)
+        st.button(
+            "Replace it",
+            key="lab.edit",
+            on_click=lambda: _apply(
+                f"rewrote {_argument_label(example, session['lab.edit_choice'])}",
+                lambda e: lab.edit_argument(e, *session["lab.edit_choice"], session["lab.edit_text"]),
+            ),
+        )
+    with respond:
+        st.text_area("Response", key=RESPONSE, height=200)
+        st.button(
+            "Apply the new response",
+            key="lab.respond",
+            on_click=lambda: _apply("edited the response", lambda e: lab.edit_response(e, session[RESPONSE])),
+        )
+
+    edits = session.get(EDITS, [])
+    if session.get(PROBLEM):
+        st.error(session[PROBLEM])
+    status, reset = st.columns([5, 1])
+    status.markdown(
+        "**Edits:** " + (" → ".join(edits) if edits else "none yet") + f" · gold now: **{example.labels.summary()}**"
+    )
+    reset.button("Reset", key="lab.reset", on_click=lambda: load(session[BEFORE]), disabled=not edits)
+
+
+# --- before and after ---------------------------------------------------------------------
+
+
+def scores_for(before: Example, after: Example, methods: Sequence[str]):
+    """Results on both sides, and what is still computing or failed (by side)."""
+    old, old_pending = results.results_for(before, methods)
+    new, new_pending = results.results_for(after, methods)
+    return old, new, {"before": old_pending, "after": new_pending}
+
+
+def show_pending(pending: dict[str, dict[str, Job | str]]) -> None:
+    for side, waiting in pending.items():
+        if waiting:
+            st.caption(f"{side.capitalize()} the edits:")
+            results.show_pending(waiting)
+    jobs = [job for waiting in pending.values() for job in waiting.values() if isinstance(job, Job)]
+    if jobs:
+        _poll(jobs)
+
+
+@st.fragment(run_every=2)
+def _poll(jobs: list[Job]) -> None:
+    if all(job.finished for job in jobs):
+        st.rerun()
+
+
+def show_changes(before: dict[str, DetectorResult], after: dict[str, DetectorResult], methods: Sequence[str]) -> None:
+    frame = lab.score_changes(before, after, [m for m in methods if m in before or m in after])
+    if frame.empty:
+        return
+    frame["detector"] = frame["detector"].map(lambda name: detectors.spec(name).title)
+    st.dataframe(
+        frame.style.format("{:+.3f}", subset=["change"], na_rep="")
+        .format("{:.3f}", subset=["before", "after"], na_rep="")
+        .map(lambda v: "" if v != v or v is None else f"color: {'#b91c1c' if v > 0 else '#15803d'}", subset=["change"]),
+        hide_index=True,
+        width="stretch",
+    )
+    st.caption("Error scores in [0, 1]; change = after - before (red: more likely an error after the edits).")
+
+
+def show_highlights(
+    before_example: Example,
+    after_example: Example,
+    before: dict[str, DetectorResult],
+    after: dict[str, DetectorResult],
+    methods: Sequence[str],
+) -> None:
+    shown = [m for m in methods if m in before or m in after]
+    if not shown:
+        return
+    show_gold = st.toggle("Overlay gold labels", key=SHOW_GOLD)
+    st.html(render.legend_html(with_gold=show_gold))
+    for tab, name in zip(st.tabs([detectors.spec(m).title for m in shown]), shown):
+        meanings = detectors.detector_class(name)
+        with tab:
+            for side, example, found in (("Before", before_example, before), ("After", after_example, after)):
+                st.markdown(f"**{side}** · {example.labels.summary()}")
+                result = found.get(name)
+                if result is None:
+                    st.caption("not scored yet")
+                    continue
+                response, arguments = st.columns(2)
+                response.markdown(f"Response · hallucination {result.hallucination:.2f}")
+                response.html(
+                    render.response_html(example, result, meanings.response_word_meaning, show_gold=show_gold)
+                )
+                arguments.markdown(f"Arguments · coverage error {result.coverage:.2f}")
+                arguments.html(
+                    render.arguments_html(example, result, meanings.argument_word_meaning, show_gold=show_gold)
+                )

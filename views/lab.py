@@ -1,0 +1,30 @@
+"""Error-injection lab: edit an example and see how every chosen detector's scores move."""
+
+import streamlit as st
+
+from explorer.ui import lab, results, state
+
+st.title("Error-injection lab")
+st.caption(
+    "Take an example, inject an error (drop, add, move or rewrite an argument, edit the response, or apply "
+    "the paper's synthetic procedure) and compare each detector's scores and highlights before and after."
+)
+
+example = lab.choose_example()
+if example is None:
+    st.info("Choose or paste an example to start.")
+    st.stop()
+before = st.session_state[lab.BEFORE]
+results.show_example_header(example)
+lab.edit_controls(example)
+
+methods = state.chosen_methods()
+if not methods:
+    st.info("Choose at least one detector in the sidebar.")
+    st.stop()
+old, new, pending = lab.scores_for(before, example, methods)
+lab.show_pending(pending)
+st.subheader("Scores before and after", anchor=False)
+lab.show_changes(old, new, methods)
+st.subheader("Highlights", anchor=False)
+lab.show_highlights(before, example, old, new, methods)
