@@ -136,15 +136,14 @@ def show_legend(*, with_gold: bool) -> None:
 
 def show_side_by_side(example: Example, results: dict[str, DetectorResult], *, show_gold: bool) -> None:
     """Every detector's highlights on the same words, one column each: response, then arguments."""
-    columns = st.columns(len(results))
-    for column, (name, result) in zip(columns, results.items()):
-        detector_class = detectors.detector_class(name)
-        with column:
-            st.markdown(f"**{detectors.spec(name).title}** · hallucination {result.hallucination:.2f}")
-            st.html(render.response_html(example, result, detector_class.response_word_meaning, show_gold=show_gold))
-    columns = st.columns(len(results))
-    for column, (name, result) in zip(columns, results.items()):
-        detector_class = detectors.detector_class(name)
-        with column:
-            st.markdown(f"**{detectors.spec(name).title}** · coverage error {result.coverage:.2f}")
-            st.html(render.arguments_html(example, result, detector_class.argument_word_meaning, show_gold=show_gold))
+    sides = (
+        ("hallucination", "response_word_meaning", render.response_html),
+        ("coverage error", "argument_word_meaning", render.arguments_html),
+    )
+    for score_name, meaning, draw in sides:
+        for column, (name, result) in zip(st.columns(len(results)), results.items()):
+            score = result.hallucination if score_name == "hallucination" else result.coverage
+            with column:
+                st.markdown(f"**{detectors.spec(name).title}** · {score_name} {score:.2f}")
+                word_meaning = getattr(detectors.detector_class(name), meaning)
+                st.html(draw(example, result, word_meaning, show_gold=show_gold))
