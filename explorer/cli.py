@@ -53,10 +53,13 @@ def _method_names(value: str) -> list[str]:
 
 def build_detectors(names: Sequence[str], model: str | None) -> list[detectors.Detector]:
     """Instantiate detectors by name; `model` goes to those that run a language model."""
-    return [
-        detectors.create(name, **({"model": model} if model and detectors.spec(name).uses_model else {}))
-        for name in names
-    ]
+    try:
+        return [
+            detectors.create(name, **({"model": model} if model and detectors.spec(name).uses_model else {}))
+            for name in names
+        ]
+    except FileNotFoundError as error:  # a --model path that names no local model
+        raise CliError(str(error), EXIT_USAGE) from error
 
 
 def run_validate(args: argparse.Namespace) -> int:

@@ -72,3 +72,22 @@ def test_installed_console_script_round_trip(data_file, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert [r["id"] for r in read_lines(out)] == ["r1", "r2"]
+
+
+def test_a_model_path_that_names_no_model_is_a_usage_error(data_file, tmp_path, capsys):
+    assert (
+        main(
+            [
+                "score",
+                str(data_file),
+                "--methods",
+                "salience",
+                "--model",
+                str(tmp_path / "nope.gguf"),
+                "--out",
+                str(tmp_path / "o.jsonl"),
+            ]
+        )
+        == 2
+    )
+    assert "model not found" in capsys.readouterr().err
