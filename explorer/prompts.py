@@ -95,3 +95,38 @@ def npov_prompt(example: Example, tokenizer) -> Prompt:
         tuple(ArgumentSpan(s.perspective, s.argument, s.start + shift, s.end + shift) for s in arguments.arguments),
     )
     return wrap_in_chat(tokenizer, content)
+
+
+# Chang et al. 2024 (§3.3) train one prompt-tuned classifier per error type on curly-braces input.
+# The question asks for the error-free answer, so "Yes" means no error and P("No") is the error score.
+CLASSIFIER_QUESTIONS = {
+    "hallucination": "Does the response state only the arguments above, adding no other argument or fact? "
+    "Answer Yes or No.",
+    "coverage": "Does the response state every argument above? Answer Yes or No.",
+}
+# "Yes" and "No" are single tokens for SmolLM2 right after the chat template's
+# "<|im_start|>assistant\n" (" YES" would be two), so one next-token distribution scores them.
+CLASSIFIER_LABELS = ("Yes", "No")
+
+
+def classifier_prompt(example: Example, tokenizer, task: str) -> Prompt:
+    """The classifier's input for one error type, ending where the label token comes next.
+
+    The query and each perspective's arguments in curly braces (as in the NPOV prompt), then
+    `{response: ...}`, then the task's question, as the user turn of the chat template:
+
+        {query: Should schools require uniforms?}
+        {pro: {Uniforms reduce bullying.} {They save families money.}}
+        {con: {They limit self-expression.}}
+        {response: Uniforms cut bullying and costs, critics say they limit self-expression.}
+        Does the response state every argument above? Answer Yes or No.
+
+    The paper does not print its classifier input; the question (so that an instruction-tuned
+    model starts from a sensible prior) and putting the response after the arguments are ours.
+    To score one perspective's coverage, pass the example with only that perspective.
+    """
+    arguments = curly_braces_arguments(example)
+    content = Prompt(
+        f"{arguments.text}\n{{response: {example.response}}}\n{CLASSIFIER_QUESTIONS[task]}", arguments.arguments
+    )
+    return wrap_in_chat(tokenizer, content)

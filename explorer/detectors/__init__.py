@@ -66,6 +66,22 @@ _SPECS = (
         summary="Gradient x input of a local LM (default SmolLM2-135M): response words that draw on no argument "
         "word; argument words no response word draws on. Minutes per example on a CPU.",
     ),
+    DetectorSpec(
+        "classifier",
+        "Prompt-tuned classifier",
+        "explorer.detectors.classifier:ClassifierDetector",
+        uses_model=True,
+        summary="Soft prompts on the language model, trained on synthetic errors: P(No) to "
+        "'only the given arguments?' and 'every given argument?'. No word scores.",
+    ),
+    DetectorSpec(
+        "cross_encoder",
+        "Cross-encoder (MiniLM)",
+        "explorer.detectors.cross_encoder:CrossEncoderDetector",
+        uses_model=False,
+        summary="all-MiniLM-L6-v2 with LoRA adapters trained on synthetic errors: P(a response sentence is not "
+        "backed by the arguments), P(an argument is not in the response).",
+    ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}
 

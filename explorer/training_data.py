@@ -1,0 +1,73 @@
+"""What the learned classifiers train on (Chang et al. 2024, §4.2): error-free examples and
+synthetic errors, with one binary target per error type; and where trained classifiers are kept.
+
+For the hallucination classifier a synthetic coverage error is a negative (it has no
+hallucination), and vice versa. Organic errors are never training data: the paper keeps them
+for testing, and ambiguous examples have no clear target.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from explorer.cache import default_cache_dir
+from explorer.evaluation import has_error, is_error_free
+from explorer.example import Example
+
+TASKS = ("hallucination", "coverage")
+SYNTHETIC_KINDS = ("synthetic", "synthetic_paraphrased")
+TRAINING_FILE = "training.json"  # beside a trained classifier's weights: what it was trained on and how
+
+
+def training_examples(examples: Sequence[Example], splits: Sequence[str]) -> list[Example]:
+    """Error-free and synthetic examples of the given splits."""
+    return [
+        e
+        for e in examples
+        if e.split in splits
+        and e.labels.hallucination is not None
+        and e.labels.coverage_error is not None
+        and (is_error_free(e.labels) or e.labels.kind in SYNTHETIC_KINDS)
+    ]
+
+
+def target(example: Example, task: str) -> int:
+    """1 when the example has an error of type `task`, else 0."""
+    return int(has_error(example.labels, task))
+
+
+def data_digest(examples: Sequence[Example], task: str) -> str:
+    """sha256 of what a classifier learns from: each example's content and target, in order."""
+    digest = hashlib.sha256()
+    for example in examples:
+        digest.update(f"{example.content_hash()} {target(example, task)}\n".encode())
+    return digest.hexdigest()
+
+
+class TrainedNotFoundError(LookupError):
+    """No classifier of this method was trained for this model and task."""
+
+
+def user_trained_dir(method: str, model_identity: str, task: str) -> Path:
+    """Where `explorer train` puts a classifier by default: the cache, per method and model."""
+    safe = "".join(c if c.isalnum() or c in "-_.@" else "_" for c in model_identity)
+    return default_cache_dir() / method / safe / task
+
+
+def find_trained(method: str, model_identity: str, task: str, shipped: Path) -> Path:
+    """The classifier trained for this model and task: one the user trained (in the cache)
+    first, else the one shipped in the package when it was trained on this model. A folder
+    counts when its `training.json` names the model under `"model"`."""
+    looked = []
+    for directory in (user_trained_dir(method, model_identity, task), shipped / task):
+        looked.append(str(directory))
+        record = directory / TRAINING_FILE
+        if record.is_file() and json.loads(record.read_text(encoding="utf-8")).get("model") == model_identity:
+            return directory
+    raise TrainedNotFoundError(
+        f"no {task} {method} was trained for the model {model_identity} (looked in {', '.join(looked)}); "
+        f"train one with `explorer train --method {method} --task {task}` and the same model"
+    )
