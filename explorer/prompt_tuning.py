@@ -45,7 +45,7 @@ from explorer.evaluation import roc_auc
 from explorer.example import Example
 from explorer.lm import LanguageModel
 from explorer.prompts import CLASSIFIER_LABELS, classifier_prompt
-from explorer.training_data import TASKS, TRAINING_FILE, data_digest, find_trained, target
+from explorer.training_data import TRAINING_FILE, data_digest, find_trained, target
 
 NUM_VIRTUAL_TOKENS = 5
 INIT_TEXT = " the of and to a"
@@ -227,7 +227,9 @@ def train(
             total += loss.item()
         optimizer.step()
         losses.append((step, total / settings.batch_size))
-        log(f"step {step}/{settings.steps}: loss {total / settings.batch_size:.4f} ({time.monotonic() - started:.0f} s)")
+        log(
+            f"step {step}/{settings.steps}: loss {total / settings.batch_size:.4f} ({time.monotonic() - started:.0f} s)"
+        )
         if step % settings.eval_every == 0 or step == settings.steps:
             evaluate(step)
 

@@ -144,7 +144,9 @@ def insert_argument(example: Example, perspective: int, position: int, text: str
         perspectives[perspective].name, arguments[:position] + (text,) + arguments[position:]
     )
     edited = example.replace(perspectives=tuple(perspectives), labels=Labels())
-    return _remap(example, edited, lambda ref: (ref[0], ref[1] + 1) if ref[0] == perspective and ref[1] >= position else ref)
+    return _remap(
+        example, edited, lambda ref: (ref[0], ref[1] + 1) if ref[0] == perspective and ref[1] >= position else ref
+    )
 
 
 # --------------------------------------------------------------------------------------

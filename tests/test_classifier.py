@@ -67,12 +67,12 @@ def test_the_prompt_holds_the_arguments_the_response_and_the_question_last():
 
 
 def test_a_model_without_trained_prompts_is_named_with_the_command_to_run():
-    with pytest.raises(training_data.TrainedNotFoundError, match="explorer train --method classifier --task coverage"):
+    with pytest.raises(training_data.TrainedNotFoundError, match="explorer train --task coverage"):
         prompt_tuning.find_prompt("other-model@0123", "coverage")
 
 
 def test_shipped_prompts_are_small_and_record_their_training():
-    for task in prompt_tuning.TASKS:
+    for task in training_data.TASKS:
         directory = prompt_tuning.SHIPPED_PROMPTS / task
         assert (directory / prompt_tuning.WEIGHTS_FILE).stat().st_size < 20_000
         record = json.loads((directory / training_data.TRAINING_FILE).read_text())
@@ -120,7 +120,7 @@ def test_scores_are_deterministic_probabilities_matching_a_manual_softmax(detect
 
 @pytest.mark.slow
 def test_cache_identity_names_the_prompts(detector):
-    digests = {t: prompt_tuning.prompt_digest(prompt_tuning.SHIPPED_PROMPTS / t) for t in prompt_tuning.TASKS}
+    digests = {t: prompt_tuning.prompt_digest(prompt_tuning.SHIPPED_PROMPTS / t) for t in training_data.TASKS}
     assert detector.config()["prompts"] == digests
     assert digests["hallucination"][:16] in detector.model_identity()
 
@@ -128,7 +128,9 @@ def test_cache_identity_names_the_prompts(detector):
 @pytest.mark.slow
 def test_an_input_longer_than_the_context_is_an_error_with_token_counts(detector):
     example = labelled("long", CLEAN, response="Taxes cut sugar intake. " * 2000)
-    with pytest.raises(DetectorError, match=r"is \d+ tokens \(\d+ of text \+ 5 virtual\), more than the model's context of 8192"):
+    with pytest.raises(
+        DetectorError, match=r"is \d+ tokens \(\d+ of text \+ 5 virtual\), more than the model's context of 8192"
+    ):
         detector.score(example)
 
 

@@ -47,7 +47,11 @@ def test_hallucination_removes_an_argument_the_response_states_and_marks_its_sen
         hallucination=True, coverage_error=False, kind="synthetic", ambiguous=False, hallucinated_spans=((24, 51),)
     )
     assert made.response[24:51] == "The money pays for clinics."
-    assert made.extra["synthetic"]["removed"] == {"perspective": 0, "argument": 1, "text": "Revenue funds health clinics."}
+    assert made.extra["synthetic"]["removed"] == {
+        "perspective": 0,
+        "argument": 1,
+        "text": "Revenue funds health clinics.",
+    }
     # the con verbalization keeps pointing at the con argument
     assert synthetic.verbalizations(made) == {(0, 0): ((0, 23),), (1, 0): ((52, 74),)}
     assert made.split == "train" and made.topic == "Sugar tax"
@@ -65,7 +69,9 @@ def test_the_last_argument_of_a_perspective_is_never_removed(clean_example):
 
 
 def test_coverage_error_adds_an_unused_argument_of_the_topic_and_perspective(clean_example):
-    made = synthetic.make_coverage_error(clean_example, SPARE, seed=0, choice=(1, "Shoppers simply buy sweets instead."))
+    made = synthetic.make_coverage_error(
+        clean_example, SPARE, seed=0, choice=(1, "Shoppers simply buy sweets instead.")
+    )
     assert made.id == "sugar-clean-synthetic-coverage"
     (uncovered,) = made.labels.uncovered
     assert made.perspectives[1].arguments[uncovered.argument] == "Shoppers simply buy sweets instead."
@@ -114,7 +120,7 @@ def test_pinned_choices_on_the_sample_data():
     coverage = synthetic.make_coverage_error(source, pool, seed=0)
     assert hallucination.extra["synthetic"]["removed"]["perspective"] == 0
     assert hallucination.extra["synthetic"]["removed"]["argument"] == 3
-    (start, end), = hallucination.labels.hallucinated_spans
+    ((start, end),) = hallucination.labels.hallucinated_spans
     assert hallucination.response[start:end].startswith("Many of them channel part of their ticket revenue")
     added = coverage.extra["synthetic"]["added"]
     assert (added["perspective"], added["argument"]) == (1, 0)

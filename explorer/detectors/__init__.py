@@ -74,14 +74,6 @@ _SPECS = (
         summary="Soft prompts on the language model, trained on synthetic errors: P(No) to "
         "'only the given arguments?' and 'every given argument?'. No word scores.",
     ),
-    DetectorSpec(
-        "cross_encoder",
-        "Cross-encoder (MiniLM)",
-        "explorer.detectors.cross_encoder:CrossEncoderDetector",
-        uses_model=False,
-        summary="all-MiniLM-L6-v2 with LoRA adapters trained on synthetic errors: P(a response sentence is not "
-        "backed by the arguments), P(an argument is not in the response).",
-    ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}
 

@@ -38,7 +38,7 @@ class ClassifierDetector(Detector):
         self.language_model = lm.load(model)
         try:
             prompt_dirs = {
-                task: prompt_tuning.find_prompt(self.language_model.identity, task) for task in prompt_tuning.TASKS
+                task: prompt_tuning.find_prompt(self.language_model.identity, task) for task in training_data.TASKS
             }
         except training_data.TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error

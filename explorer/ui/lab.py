@@ -99,7 +99,9 @@ def choose_example() -> Example | None:
         if current is None:
             st.info("Open an example on the Inspect page first.")
         else:
-            st.button(f"Use `{current.id}` from the Inspect page", key="lab.use_current", on_click=load, args=(current,))
+            st.button(
+                f"Use `{current.id}` from the Inspect page", key="lab.use_current", on_click=load, args=(current,)
+            )
     elif source == SOURCES[2]:
         st.text_area("One example as JSON", key=PASTE, height=120)
 
@@ -129,8 +131,14 @@ def edit_controls(example: Example) -> None:
     refs = [(p, a) for p, a, _ in example.arguments()]
     names = [p.name for p in example.perspectives]
     paper, drop, add, move, edit, respond = st.tabs(
-        ["Paper's synthetic errors", "Drop an argument", "Add an argument", "Move an argument", "Edit an argument",
-         "Edit the response"]
+        [
+            "Paper's synthetic errors",
+            "Drop an argument",
+            "Add an argument",
+            "Move an argument",
+            "Edit an argument",
+            "Edit the response",
+        ]
     )
     with paper:
         st.caption(
@@ -143,13 +151,19 @@ def edit_controls(example: Example) -> None:
             "Make a synthetic hallucination",
             key="lab.synthetic_hallucination",
             on_click=_apply,
-            args=("synthetic hallucination", lambda e: lab.apply_synthetic(e, "hallucination", addition_pool(), session[SEED])),
+            args=(
+                "synthetic hallucination",
+                lambda e: lab.apply_synthetic(e, "hallucination", addition_pool(), session[SEED]),
+            ),
         )
         right.button(
             "Make a synthetic coverage error",
             key="lab.synthetic_coverage",
             on_click=_apply,
-            args=("synthetic coverage error", lambda e: lab.apply_synthetic(e, "coverage", addition_pool(), session[SEED])),
+            args=(
+                "synthetic coverage error",
+                lambda e: lab.apply_synthetic(e, "coverage", addition_pool(), session[SEED]),
+            ),
         )
     with drop:
         st.selectbox("Argument", refs, format_func=lambda r: _argument_label(example, r), key="lab.drop_choice")
