@@ -186,7 +186,9 @@ def run_synth(args: argparse.Namespace) -> int:
 def run_train(args: argparse.Namespace) -> int:
     import torch  # the training stack loads only for this command
 
-    from explorer import lm, prompt_tuning, training_data
+    from explorer import alignment_classifier, cross_encoder, lm, prompt_tuning, training_data
+    from explorer.alignment import TooLongError
+    from explorer.embeddings import SentenceEncoder
     from explorer.samples import SAMPLE_DIR
 
     data = args.data or [SAMPLE_DIR / "synthetic.jsonl"]
@@ -209,29 +211,52 @@ def run_train(args: argparse.Namespace) -> int:
         "learning_rate": args.lr,
         "eval_every": args.eval_every,
     }
-    settings = prompt_tuning.TrainingSettings(seed=args.seed, **{k: v for k, v in given.items() if v is not None})
+    given = {k: v for k, v in given.items() if v is not None}
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     print(
-        f"training the {args.task} classifier on {len(train_set)} examples ({'+'.join(splits)}), "
+        f"training the {args.task} {args.method} on {len(train_set)} examples ({'+'.join(splits)}), "
         f"dev {len(dev_set)}, {torch.get_num_threads()} thread(s)",
         file=sys.stderr,
     )
+    held_out = not args.with_dev
     try:
-        language_model = lm.load(args.model)
-        model, record = prompt_tuning.train(
-            language_model, args.task, train_set, dev_set, settings, dev_is_held_out=not args.with_dev, log=log
-        )
-    except lm.ModelNotFoundError as error:
+        if args.method == "classifier":
+            module = prompt_tuning
+            settings = prompt_tuning.TrainingSettings(seed=args.seed, **given)
+            language_model = lm.load(args.model)
+            model, record = prompt_tuning.train(
+                language_model, args.task, train_set, dev_set, settings, dev_is_held_out=held_out, log=log
+            )
+        elif args.method == "cross_encoder":
+            module = cross_encoder
+            settings = cross_encoder.TrainingSettings(seed=args.seed, **given)
+            model, record = cross_encoder.train(
+                args.task, train_set, dev_set, settings, dev_is_held_out=held_out, model_path=args.model, log=log
+            )
+        else:
+            if given:
+                raise CliError(
+                    "--steps, --batch-size, --lr and --eval-every do not apply to the alignment classifier "
+                    "(a logistic regression; its regularization is chosen on dev)",
+                    EXIT_USAGE,
+                )
+            module = alignment_classifier
+            encoder = SentenceEncoder(args.model)
+            model, record = alignment_classifier.train(
+                args.task, train_set, dev_set, encoder, dev_is_held_out=held_out, log=log
+            )
+    except (lm.ModelNotFoundError, FileNotFoundError) as error:
         raise CliError(str(error), EXIT_USAGE) from error
-    except prompt_tuning.PromptTooLongError as error:
+    except (prompt_tuning.PromptTooLongError, cross_encoder.PairTooLongError, TooLongError) as error:
         raise CliError(str(error), EXIT_USAGE) from error
     record["data"] = [path.name for path in data]
-    out = args.out or training_data.user_trained_dir("classifier", record["model"], args.task)
+    out = args.out or training_data.user_trained_dir(args.method, record["model"], args.task)
     try:
-        prompt_tuning.save(model, record, out)
+        module.save(model, record, out)
     except OSError as error:
         raise CliError(f"cannot write {out}: {error.strerror or error}", EXIT_IO) from error
-    print(f"kept step {record['kept_step']}; wrote {out} ({record['seconds']:.0f} s)", file=sys.stderr)
+    kept = f"step {record['kept_step']}" if "kept_step" in record else f"C={record['kept_C']}"
+    print(f"kept {kept}; wrote {out} ({record['seconds']:.0f} s)", file=sys.stderr)
     return EXIT_OK
 
 
@@ -306,15 +331,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument("--task", choices=("hallucination", "coverage"), required=True)
     train.add_argument(
+        "--method",
+        choices=("classifier", "alignment_classifier", "cross_encoder"),
+        default="classifier",
+        help="classifier: 5-token soft prompt on the language model (the paper's); alignment_classifier: "
+        "logistic regression on MiniLM alignment features (seconds); cross_encoder: LoRA adapter and head on "
+        "all-MiniLM-L6-v2 (default: classifier)",
+    )
+    train.add_argument(
         "--data",
         type=Path,
         action="append",
         help="JSON Lines with error-free and synthetic examples, repeatable (default: sample_data/synthetic.jsonl)",
     )
-    train.add_argument("--steps", type=int, help="optimizer steps (default: 60)")
-    train.add_argument("--batch-size", type=int, help="examples a step (default: 8)")
-    train.add_argument("--lr", type=float, help="AdamW learning rate (default: 0.02)")
-    train.add_argument("--eval-every", type=int, help="dev ROC AUC every N steps (default: 15)")
+    train.add_argument("--steps", type=int, help="optimizer steps (default: 60 classifier, 200 cross_encoder)")
+    train.add_argument(
+        "--batch-size", type=int, help="examples (classifier, default 8) or pairs (cross_encoder, 16) a step"
+    )
+    train.add_argument("--lr", type=float, help="AdamW learning rate (default: 0.02 classifier, 0.002 cross_encoder)")
+    train.add_argument(
+        "--eval-every", type=int, help="dev ROC AUC every N steps (default: 15 classifier, 50 cross_encoder)"
+    )
     train.add_argument("--seed", type=int, default=0)
     train.add_argument(
         "--with-dev", action="store_true", help="train on the dev split too (dev AUC is then not held out)"
@@ -322,7 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--out", type=Path, help="output folder (default: the cache, where the detector finds it)")
     train.add_argument(
         "--model",
-        help="causal LM, a local HF folder or .gguf file (default: packaged SmolLM2)",
+        help="classifier: causal LM, a local HF folder or .gguf file (default: packaged SmolLM2); "
+        "alignment_classifier, cross_encoder: a local sentence-transformers / BERT-style folder "
+        "(default: packaged all-MiniLM-L6-v2)",
     )
     train.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     train.set_defaults(run=run_train)

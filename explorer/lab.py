@@ -37,9 +37,7 @@ def move_argument(example: Example, perspective: int, argument: int, to_perspect
     text = example.perspectives[perspective].arguments[argument]
     stated = synthetic.verbalizations(example).get((perspective, argument))
     moved = synthetic.remove_argument(example, perspective, argument)
-    moved = synthetic.insert_argument(
-        moved, to_perspective, len(moved.perspectives[to_perspective].arguments), text
-    )
+    moved = synthetic.insert_argument(moved, to_perspective, len(moved.perspectives[to_perspective].arguments), text)
     if stated is None:
         return moved
     found = synthetic.verbalizations(moved)

@@ -69,5 +69,5 @@ def find_trained(method: str, model_identity: str, task: str, shipped: Path) -> 
             return directory
     raise TrainedNotFoundError(
         f"no {task} {method} was trained for the model {model_identity} (looked in {', '.join(looked)}); "
-        f"train one with `explorer train --task {task}` and the same model"
+        f"train one with `explorer train --method {method} --task {task}` and the same model"
     )

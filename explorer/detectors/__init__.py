@@ -74,6 +74,22 @@ _SPECS = (
         summary="Soft prompts on the language model, trained on synthetic errors: P(No) to "
         "'only the given arguments?' and 'every given argument?'. No word scores.",
     ),
+    DetectorSpec(
+        "alignment_classifier",
+        "Alignment classifier",
+        "explorer.detectors.alignment_classifier:AlignmentClassifierDetector",
+        uses_model=False,
+        summary="Logistic regression trained on synthetic errors, reading the semantic alignment (MiniLM "
+        "similarities) and word overlap: P(a claim is unsupported), P(an argument is dropped).",
+    ),
+    DetectorSpec(
+        "cross_encoder",
+        "Cross-encoder (MiniLM)",
+        "explorer.detectors.cross_encoder:CrossEncoderDetector",
+        uses_model=False,
+        summary="all-MiniLM-L6-v2 with LoRA adapters trained on synthetic errors: P(a response sentence is not "
+        "backed by the arguments), P(an argument is not in the response). Near chance on the sample test split.",
+    ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}
 

@@ -9,11 +9,12 @@ recording what produced it. Pages, the CLI, the cache and the evaluation consume
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from explorer.example import Example
+from explorer.words import DEFAULT_SEGMENTER
 
 Progress = Callable[[int, int], None]
 
@@ -92,6 +93,43 @@ class DetectorResult:
             argument_words=tuple(ArgumentWordScore(*w) for w in words["arguments"]),
             info=dict(data.get("info", {})),
             details=dict(data.get("details", {})),
+        )
+
+    @classmethod
+    def from_units(
+        cls,
+        detector: Detector,
+        example: Example,
+        response_units: Sequence[tuple[int, int, float]],
+        argument_errors: Mapping[tuple[int, int], float],
+        details: Mapping[str, Any] | None = None,
+    ) -> DetectorResult:
+        """The result of a detector that scores pieces: response spans `(start, end, P(unsupported))`
+        and `(perspective, argument) -> P(dropped)`. An example takes its worst piece (a
+        perspective its worst argument, `coverage` the worst perspective) and each content word
+        its piece's score."""
+        response = example.response
+        per_perspective = {
+            perspective.name: max((argument_errors[(p, a)] for a in range(len(perspective.arguments))), default=0.0)
+            for p, perspective in enumerate(example.perspectives)
+        }
+        return cls(
+            detector=detector.name,
+            hallucination=max((score for _, _, score in response_units), default=0.0),
+            coverage=max(per_perspective.values()),
+            per_perspective=per_perspective,
+            response_words=tuple(
+                ResponseWordScore(start + word.start, start + word.end, score)
+                for start, end, score in response_units
+                for word in DEFAULT_SEGMENTER.content_words(response[start:end])
+            ),
+            argument_words=tuple(
+                ArgumentWordScore(p, a, word.start, word.end, argument_errors[(p, a)])
+                for p, a, text in example.arguments()
+                for word in DEFAULT_SEGMENTER.content_words(text)
+            ),
+            info=detector.info(),
+            details=details or {},
         )
 
     def argument_word_scores(self, perspective: int, argument: int) -> list[ArgumentWordScore]:

@@ -137,9 +137,7 @@ class SalienceDetector(Detector):
             aggregate.token_groups(response_spans, [(w.start, w.end) for w in response_words]),
         )
         contribution, attribution = aggregate.word_scores(word_map, self.reduction)
-        scores = aggregate.example_scores(
-            contribution, [p for p, _, _ in rows], attribution, len(example.perspectives)
-        )
+        scores = aggregate.example_scores(contribution, [p for p, _, _ in rows], attribution, len(example.perspectives))
         names = [p.name for p in example.perspectives]
         return DetectorResult(
             detector=self.name,
