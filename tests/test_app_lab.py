@@ -95,3 +95,14 @@ def test_pasted_html_shows_as_text(app):
     assert not app.exception
     body = html_bodies(app)
     assert "<script" not in body and "<img" not in body and "&lt;script&gt;" in body
+
+
+@pytest.mark.parametrize(("button", "score"), [("hallucination", "hallucination"), ("coverage", "coverage")])
+def test_the_alignment_classifier_sees_each_synthetic_error_the_lab_injects(button, score):
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state[state.METHODS] = ["alignment_classifier"]
+    at.switch_page("views/lab.py").run()
+    at.button(key=f"lab.synthetic_{button}").click().run()
+    assert not at.exception and not at.error
+    before, after, _ = changes(at)[("Alignment classifier", score)]
+    assert after > before + 0.2

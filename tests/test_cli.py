@@ -91,3 +91,21 @@ def test_a_model_path_that_names_no_model_is_a_usage_error(data_file, tmp_path, 
         == 2
     )
     assert "model not found" in capsys.readouterr().err
+
+
+def test_train_writes_an_alignment_classifier_the_detector_then_finds(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["train", "--method", "alignment_classifier", "--task", "coverage"]) == 0
+    assert "kept C=" in capsys.readouterr().err
+    from explorer import alignment_classifier
+    from explorer.embeddings import SentenceEncoder
+
+    found = alignment_classifier.find_model(SentenceEncoder().identity(), "coverage")
+    assert found.is_relative_to(tmp_path / "cache")
+    trained, shipped = (alignment_classifier.load(d) for d in (found, alignment_classifier.SHIPPED_MODELS / "coverage"))
+    assert trained.weights == pytest.approx(shipped.weights, rel=1e-4)
+
+
+def test_step_settings_for_the_alignment_classifier_are_a_usage_error(capsys):
+    assert main(["train", "--method", "alignment_classifier", "--task", "coverage", "--steps", "5"]) == 2
+    assert "do not apply to the alignment classifier" in capsys.readouterr().err
