@@ -39,7 +39,7 @@ from explorer.alignment import Alignment, align
 from explorer.embeddings import SentenceEncoder
 from explorer.evaluation import roc_auc
 from explorer.example import Example, Span
-from explorer.training_data import TRAINING_FILE, data_digest, find_trained, target
+from explorer.training_data import data_digest, find_trained, target, write_record
 from explorer.words import DEFAULT_SEGMENTER
 
 METHOD = "alignment_classifier"
@@ -163,7 +163,7 @@ def save(model: UnitModel, record: dict[str, Any], out: Path) -> None:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / MODEL_FILE).write_text(json.dumps(asdict(model), indent=1) + "\n", encoding="utf-8")
-    (out / TRAINING_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    write_record(record, out)
 
 
 def train(

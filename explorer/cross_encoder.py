@@ -28,7 +28,6 @@ best example-level dev ROC AUC among the evaluation points.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import threading
 import time
@@ -46,7 +45,7 @@ from explorer.embeddings import EMBEDDING_PACKAGE, default_model_path
 from explorer.evaluation import roc_auc
 from explorer.example import Example, Span
 from explorer.prompts import curly_braces_arguments
-from explorer.training_data import TRAINING_FILE, data_digest, find_trained, target
+from explorer.training_data import data_digest, find_trained, save_peft, target
 
 METHOD = "cross_encoder"
 SHIPPED_ADAPTERS = Path(__file__).resolve().parent / "resources" / METHOD
@@ -318,12 +317,4 @@ def train(
     return model, record
 
 
-def save(model, record: Mapping[str, Any], out: Path) -> None:
-    """Write the adapter and head (PEFT format) and the training record to folder `out`."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    # PEFT records the encoder's local path; the identity names it on any machine.
-    model.peft_config["default"].base_model_name_or_path = record["model"]
-    model.save_pretrained(out, save_embedding_layers=False)
-    (out / "README.md").unlink(missing_ok=True)  # PEFT's empty model-card template
-    (out / TRAINING_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+save = save_peft  # writes the trained weights with training.json; the CLI saves every method through its module

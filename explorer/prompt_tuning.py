@@ -30,7 +30,6 @@ trained on, settings, the sha256 of the training data, dev AUC by step, time tak
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import threading
 import time
@@ -45,7 +44,7 @@ from explorer.evaluation import roc_auc
 from explorer.example import Example
 from explorer.lm import LanguageModel
 from explorer.prompts import CLASSIFIER_LABELS, classifier_prompt
-from explorer.training_data import TRAINING_FILE, data_digest, find_trained, target
+from explorer.training_data import data_digest, find_trained, save_peft, target
 
 NUM_VIRTUAL_TOKENS = 5
 INIT_TEXT = " the of and to a"
@@ -261,13 +260,4 @@ def train(
     return peft_model, record
 
 
-def save(peft_model, record: Mapping[str, Any], out: Path) -> None:
-    """Write the soft prompt (PEFT format) and its training record to folder `out`."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    # PEFT records the base model's local path; the identity names it on any machine.
-    peft_model.peft_config["default"].base_model_name_or_path = record["model"]
-    peft_model.save_pretrained(out, save_embedding_layers=False)
-    # PEFT's model-card template says nothing about this prompt; training.json does.
-    (out / "README.md").unlink(missing_ok=True)
-    (out / TRAINING_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+save = save_peft  # writes the trained weights with training.json; the CLI saves every method through its module

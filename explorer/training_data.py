@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from explorer.cache import default_cache_dir
 from explorer.evaluation import has_error, is_error_free
@@ -71,3 +72,20 @@ def find_trained(method: str, model_identity: str, task: str, shipped: Path) -> 
         f"no {task} {method} was trained for the model {model_identity} (looked in {', '.join(looked)}); "
         f"train one with `explorer train --method {method} --task {task}` and the same model"
     )
+
+
+def write_record(record: Mapping[str, Any], out: Path) -> None:
+    """Write a trained classifier's training record beside its weights."""
+    (Path(out) / TRAINING_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def save_peft(model, record: Mapping[str, Any], out: Path) -> None:
+    """Write a PEFT model's trained weights (adapter or soft prompt) and its record to folder `out`."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    # PEFT records the base model's local path; the record's identity names it on any machine.
+    model.peft_config["default"].base_model_name_or_path = record["model"]
+    model.save_pretrained(out, save_embedding_layers=False)
+    # PEFT's model-card template says nothing about this model; training.json does.
+    (out / "README.md").unlink(missing_ok=True)
+    write_record(record, out)

@@ -106,29 +106,26 @@ def detector(encoder):
     return detectors.create("alignment_classifier", encoder=encoder)
 
 
-def test_the_worst_claim_of_each_organic_test_hallucination_is_the_hallucinated_one(detector):
+def organic_test_errors(has_gold) -> list:
+    """Full (not ambiguous) organic errors of the sample test split with word-level gold."""
     examples = [
         e
         for e in load_samples()
-        if e.split == "test" and e.labels.hallucinated_spans and not e.labels.ambiguous and e.labels.kind == "organic"
+        if e.split == "test" and has_gold(e.labels) and not e.labels.ambiguous and e.labels.kind == "organic"
     ]
     assert examples
-    for example in examples:
-        result = detector.score(example)
-        worst = max(result.response_words, key=lambda word: word.score)
+    return examples
+
+
+def test_the_worst_claim_of_each_organic_test_hallucination_is_the_hallucinated_one(detector):
+    for example in organic_test_errors(lambda labels: labels.hallucinated_spans):
+        worst = max(detector.score(example).response_words, key=lambda word: word.score)
         assert any(start <= worst.start < end for start, end in example.labels.hallucinated_spans), example.id
 
 
 def test_the_worst_argument_of_each_organic_test_coverage_error_is_an_uncovered_one(detector):
-    examples = [
-        e
-        for e in load_samples()
-        if e.split == "test" and e.labels.uncovered and not e.labels.ambiguous and e.labels.kind == "organic"
-    ]
-    assert examples
-    for example in examples:
-        result = detector.score(example)
-        worst = max(result.argument_words, key=lambda word: word.score)
+    for example in organic_test_errors(lambda labels: labels.uncovered):
+        worst = max(detector.score(example).argument_words, key=lambda word: word.score)
         uncovered = {(u.perspective, u.argument) for u in example.labels.uncovered}
         assert (worst.perspective, worst.argument) in uncovered, example.id
 
