@@ -39,7 +39,7 @@ from explorer.alignment import Alignment, align
 from explorer.embeddings import SentenceEncoder
 from explorer.evaluation import roc_auc
 from explorer.example import Example, Span
-from explorer.training_data import data_digest, find_trained, target, write_record
+from explorer.training_data import find_trained, target, training_record, write_record
 from explorer.words import DEFAULT_SEGMENTER
 
 METHOD = "alignment_classifier"
@@ -209,18 +209,17 @@ def train(
         kept = max(scored, key=lambda fit: fit[1])  # ties go to the stronger regularization, listed first
     else:
         kept = next(fit for fit in fits if fit[0] == UNTUNED_REGULARIZATION)
-    record = {
-        "task": task,
-        "model": encoder.identity(),
-        "features": list(FEATURES[task]),
-        "train_examples": len(train_set),
-        "train_units": len(gold),
-        "train_positive_units": positives,
-        "train_data_sha256": data_digest(train_set, task),
-        "dev_examples": len(dev_set),
-        "dev_is_held_out": dev_is_held_out,
-        "dev_roc_auc": [[strength, auc] for strength, auc, _ in fits],
-        "kept_C": kept[0],
-        "seconds": round(time.monotonic() - started, 1),
-    }
+    record = training_record(
+        task,
+        encoder.identity(),
+        train_set,
+        dev_set,
+        dev_is_held_out=dev_is_held_out,
+        dev_roc_auc=[[strength, auc] for strength, auc, _ in fits],
+        started=started,
+        features=list(FEATURES[task]),
+        train_units=len(gold),
+        train_positive_units=positives,
+        kept_C=kept[0],
+    )
     return kept[2], record

@@ -32,7 +32,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,7 @@ from explorer.embeddings import EMBEDDING_PACKAGE, default_model_path
 from explorer.evaluation import roc_auc
 from explorer.example import Example, Span
 from explorer.prompts import curly_braces_arguments
-from explorer.training_data import data_digest, find_trained, save_peft, target
+from explorer.training_data import find_trained, save_peft, target, torch_training, training_record
 
 METHOD = "cross_encoder"
 SHIPPED_ADAPTERS = Path(__file__).resolve().parent / "resources" / METHOD
@@ -296,24 +296,19 @@ def train(
                 if name in kept:
                     parameter.copy_(kept[name])
     model.eval()
-    record = {
-        "task": task,
-        "model": encoder_identity(path),
-        "lora": {"r": 8, "alpha": 16, "dropout": 0.1, "targets": LORA_TARGETS},
-        "settings": asdict(settings),
-        "train_examples": len(train_set),
-        "train_units": len(pairs),
-        "train_positive_units": positives,
-        "train_data_sha256": data_digest(train_set, task),
-        "dev_examples": len(dev_set),
-        "dev_is_held_out": dev_is_held_out,
-        "dev_roc_auc": dev_aucs,
-        "loss": losses,
-        "kept_step": kept_step,
-        "seconds": round(time.monotonic() - started, 1),
-        "threads": torch.get_num_threads(),
-        "torch": torch.__version__,
-    }
+    record = training_record(
+        task,
+        encoder_identity(path),
+        train_set,
+        dev_set,
+        dev_is_held_out=dev_is_held_out,
+        dev_roc_auc=dev_aucs,
+        started=started,
+        lora={"r": 8, "alpha": 16, "dropout": 0.1, "targets": LORA_TARGETS},
+        train_units=len(pairs),
+        train_positive_units=positives,
+        **torch_training(settings, losses, kept_step),
+    )
     return model, record
 
 

@@ -34,7 +34,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ from explorer.evaluation import roc_auc
 from explorer.example import Example
 from explorer.lm import LanguageModel
 from explorer.prompts import CLASSIFIER_LABELS, classifier_prompt
-from explorer.training_data import data_digest, find_trained, save_peft, target
+from explorer.training_data import find_trained, save_peft, target, torch_training, training_record
 
 NUM_VIRTUAL_TOKENS = 5
 INIT_TEXT = " the of and to a"
@@ -238,25 +238,20 @@ def train(
         with torch.no_grad():
             weight.copy_(kept)
     peft_model.eval()
-    record = {
-        "task": task,
-        "model": language_model.identity,
-        "labels": list(CLASSIFIER_LABELS),
-        "num_virtual_tokens": NUM_VIRTUAL_TOKENS,
-        "init": f"embeddings of the tokens of {INIT_TEXT!r}",
-        "settings": asdict(settings),
-        "train_examples": len(train_set),
-        "train_positives": sum(target(e, task) for e in train_set),
-        "train_data_sha256": data_digest(train_set, task),
-        "dev_examples": len(dev_set),
-        "dev_is_held_out": dev_is_held_out,
-        "dev_roc_auc": dev_aucs,
-        "loss": losses,
-        "kept_step": kept_step,
-        "seconds": round(time.monotonic() - started, 1),
-        "threads": torch.get_num_threads(),
-        "torch": torch.__version__,
-    }
+    record = training_record(
+        task,
+        language_model.identity,
+        train_set,
+        dev_set,
+        dev_is_held_out=dev_is_held_out,
+        dev_roc_auc=dev_aucs,
+        started=started,
+        labels=list(CLASSIFIER_LABELS),
+        num_virtual_tokens=NUM_VIRTUAL_TOKENS,
+        init=f"embeddings of the tokens of {INIT_TEXT!r}",
+        train_positives=sum(target(e, task) for e in train_set),
+        **torch_training(settings, losses, kept_step),
+    )
     return peft_model, record
 
 

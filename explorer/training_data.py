@@ -8,8 +8,10 @@ for testing, and ambiguous examples have no clear target.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -72,6 +74,47 @@ def find_trained(method: str, model_identity: str, task: str, shipped: Path) -> 
         f"no {task} {method} was trained for the model {model_identity} (looked in {', '.join(looked)}); "
         f"train one with `explorer train --method {method} --task {task}` and the same model"
     )
+
+
+def training_record(
+    task: str,
+    model: str,
+    train_set: Sequence[Example],
+    dev_set: Sequence[Example],
+    *,
+    dev_is_held_out: bool,
+    dev_roc_auc: Sequence,
+    started: float,
+    **specific: Any,
+) -> dict[str, Any]:
+    """The `training.json` fields every learned classifier records, then its own (`specific`):
+    what it fits, on what data (sha256 of `data_digest`), the dev ROC AUC as training went,
+    and the seconds since `started` (a `time.monotonic()` value)."""
+    return {
+        "task": task,
+        "model": model,
+        "train_examples": len(train_set),
+        "train_data_sha256": data_digest(train_set, task),
+        "dev_examples": len(dev_set),
+        "dev_is_held_out": dev_is_held_out,
+        "dev_roc_auc": list(dev_roc_auc),
+        **specific,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def torch_training(settings: Any, losses: Sequence[tuple[int, float]], kept_step: int) -> dict[str, Any]:
+    """The record fields of a classifier trained by gradient steps: settings, loss by step, the
+    step kept, and the torch build and threads (CPU timings depend on both)."""
+    import torch
+
+    return {
+        "settings": dataclasses.asdict(settings),
+        "loss": list(losses),
+        "kept_step": kept_step,
+        "threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+    }
 
 
 def write_record(record: Mapping[str, Any], out: Path) -> None:
