@@ -260,6 +260,18 @@ def test_salience_opens_with_its_heatmap_from_shipped_results(page):
     remove_detector(page, "Salience")
 
 
+def test_the_alignment_classifier_shades_the_sample_hallucination(page):
+    choose_sample(page, "congestion-charging-hallucination")
+    add_detector(page, "Alignment classifier")
+    page.get_by_role("tab", name="Alignment classifier").click()
+    settle(page)
+    panel = page.locator("[role=tabpanel]:visible")
+    scores = [float(v) for v in panel.locator("[data-score]").evaluate_all("s => s.map(e => e.dataset.score)")]
+    assert scores and max(scores) > 0.5 > min(scores)
+    screenshot(page, "inspect-alignment-classifier")
+    remove_detector(page, "Alignment classifier")
+
+
 def test_switching_detectors_in_the_sidebar(page):
     remove_detector(page, "Semantic alignment")
     page.wait_for_function("() => document.querySelectorAll('[role=tab]').length === 1")
