@@ -37,8 +37,8 @@ import numpy as np
 
 from explorer.alignment import Alignment, align
 from explorer.embeddings import SentenceEncoder
-from explorer.evaluation import roc_auc
-from explorer.example import Example, Span
+from explorer.evaluation import overlaps, roc_auc
+from explorer.example import Example
 from explorer.training_data import find_trained, target, training_record, write_record
 from explorer.words import DEFAULT_SEGMENTER
 
@@ -106,14 +106,10 @@ def features(example: Example, alignment: Alignment, task: str) -> np.ndarray:
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES[task]))
 
 
-def _overlaps(span: Span, spans: Sequence[Span]) -> bool:
-    return any(start < span[1] and span[0] < end for start, end in spans)
-
-
 def unit_targets(example: Example, alignment: Alignment, task: str) -> list[int]:
     """Gold per unit: a claim overlapping a hallucinated span; an argument named uncovered."""
     if task == "hallucination":
-        return [int(_overlaps(claim.span, example.labels.hallucinated_spans)) for claim in alignment.claims]
+        return [int(overlaps(claim.span, example.labels.hallucinated_spans)) for claim in alignment.claims]
     uncovered = {(u.perspective, u.argument) for u in example.labels.uncovered}
     return [int(key in uncovered) for key in alignment.arguments]
 

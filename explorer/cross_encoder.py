@@ -42,10 +42,10 @@ import torch
 
 from explorer.claims import sentence_spans
 from explorer.embeddings import EMBEDDING_PACKAGE, default_model_path
-from explorer.evaluation import roc_auc
-from explorer.example import Example, Span
+from explorer.evaluation import overlaps, roc_auc
+from explorer.example import Example
 from explorer.prompts import curly_braces_arguments
-from explorer.training_data import find_trained, save_peft, target, torch_training, training_record
+from explorer.training_data import BestOnDev, find_trained, save_peft, target, torch_training, training_record
 
 METHOD = "cross_encoder"
 SHIPPED_ADAPTERS = Path(__file__).resolve().parent / "resources" / METHOD
@@ -80,15 +80,11 @@ def units(example: Example, task: str) -> list[Unit]:
     return [Unit(text, example.response, ("argument", p, a)) for p, a, text in example.arguments()]
 
 
-def _overlaps(span: Span, spans: Sequence[Span]) -> bool:
-    return any(start < span[1] and span[0] < end for start, end in spans)
-
-
 def unit_targets(example: Example, task: str) -> list[int]:
     """Gold per unit: a sentence overlapping a hallucinated span; an uncovered argument."""
     if task == "hallucination":
         gold = example.labels.hallucinated_spans
-        return [int(_overlaps(u.key[1:], gold)) for u in units(example, task)]
+        return [int(overlaps(u.key[1:], gold)) for u in units(example, task)]
     uncovered = {(u.perspective, u.argument) for u in example.labels.uncovered}
     return [int(u.key[1:] in uncovered) for u in units(example, task)]
 
@@ -257,21 +253,16 @@ def train(
         return by_class[label][orders[label].pop()]
 
     losses: list[tuple[int, float]] = []
-    dev_aucs: list[tuple[int, float | None]] = []
     dev_targets = [bool(target(e, task)) for e in dev_set]
-    best: tuple[float, int, dict[str, torch.Tensor]] | None = None
+    checkpoints = BestOnDev(model, len(dev_set), log)
 
     def evaluate(step: int) -> None:
-        nonlocal best
         auc = None
         if len(set(dev_targets)) == 2:
             model.eval()
             with torch.no_grad():
                 auc = roc_auc(dev_targets, _example_scores(model, tokenizer, dev_set, task, limit, settings.batch_size))
-        dev_aucs.append((step, auc))
-        log(f"step {step}: dev ROC AUC {'n/a' if auc is None else f'{auc:.3f}'} ({len(dev_set)} examples)")
-        if auc is not None and (best is None or auc >= best[0]):
-            best = (auc, step, {name: p.detach().clone() for name, p in model.named_parameters() if p.requires_grad})
+        checkpoints.record(step, auc)
 
     # No evaluation at step 0: the head starts random, so its AUC would be noise.
     for step in range(1, settings.steps + 1):
@@ -288,13 +279,7 @@ def train(
         if step % settings.eval_every == 0 or step == settings.steps:
             evaluate(step)
 
-    kept_step = settings.steps
-    if dev_is_held_out and best is not None:
-        _, kept_step, kept = best
-        with torch.no_grad():
-            for name, parameter in model.named_parameters():
-                if name in kept:
-                    parameter.copy_(kept[name])
+    kept_step = checkpoints.keep_best(settings.steps) if dev_is_held_out else settings.steps
     model.eval()
     record = training_record(
         task,
@@ -302,7 +287,7 @@ def train(
         train_set,
         dev_set,
         dev_is_held_out=dev_is_held_out,
-        dev_roc_auc=dev_aucs,
+        dev_roc_auc=checkpoints.aucs,
         started=started,
         lora={"r": 8, "alpha": 16, "dropout": 0.1, "targets": LORA_TARGETS},
         train_units=len(pairs),

@@ -339,14 +339,16 @@ def youden_threshold(labels: Sequence[bool], scores: Sequence[float]) -> float:
 # --- word-level labels --------------------------------------------------------------------
 
 
-def _overlaps(word: Word, spans: Sequence[Span]) -> bool:
-    return any(word.start < end and start < word.end for start, end in spans)
+def overlaps(span: Span, spans: Sequence[Span]) -> bool:
+    """Whether the character span `span` shares a character with any of `spans` (e.g. gold spans)."""
+    start, end = span
+    return any(start < other_end and other_start < end for other_start, other_end in spans)
 
 
 def response_word_labels(example: Example, segmenter: Segmenter = DEFAULT_SEGMENTER) -> list[tuple[Word, bool]]:
     """Each non-stop response word, True when it overlaps a gold hallucinated span."""
     spans = example.labels.hallucinated_spans
-    return [(word, _overlaps(word, spans)) for word in segmenter.content_words(example.response)]
+    return [(word, overlaps((word.start, word.end), spans)) for word in segmenter.content_words(example.response)]
 
 
 def argument_word_labels(
@@ -367,7 +369,7 @@ def argument_word_labels(
     for p, a, text in example.arguments():
         spans = gold.get((p, a), [])
         for word in segmenter.content_words(text):
-            labelled.append((p, a, word, spans is None or _overlaps(word, spans)))
+            labelled.append((p, a, word, spans is None or overlaps((word.start, word.end), spans)))
     return labelled
 
 

@@ -44,7 +44,7 @@ from explorer.evaluation import roc_auc
 from explorer.example import Example
 from explorer.lm import LanguageModel
 from explorer.prompts import CLASSIFIER_LABELS, classifier_prompt
-from explorer.training_data import find_trained, save_peft, target, torch_training, training_record
+from explorer.training_data import BestOnDev, find_trained, save_peft, target, torch_training, training_record
 
 NUM_VIRTUAL_TOKENS = 5
 INIT_TEXT = " the of and to a"
@@ -199,16 +199,10 @@ def train(
     order: list[int] = []
     rng = random.Random(settings.seed)
     losses: list[tuple[int, float]] = []
-    dev_aucs: list[tuple[int, float | None]] = []
-    best: tuple[float, int, torch.Tensor] | None = None
+    checkpoints = BestOnDev(peft_model, len(dev), log)
 
     def evaluate(step: int) -> None:
-        nonlocal best
-        auc = _dev_auc(peft_model, language_model, dev, label_ids)
-        dev_aucs.append((step, auc))
-        log(f"step {step}: dev ROC AUC {'n/a' if auc is None else f'{auc:.3f}'} ({len(dev)} examples)")
-        if auc is not None and (best is None or auc >= best[0]):
-            best = (auc, step, weight.detach().clone())
+        checkpoints.record(step, _dev_auc(peft_model, language_model, dev, label_ids))
 
     evaluate(0)
     for step in range(1, settings.steps + 1):
@@ -232,11 +226,7 @@ def train(
         if step % settings.eval_every == 0 or step == settings.steps:
             evaluate(step)
 
-    kept_step = settings.steps
-    if dev_is_held_out and best is not None:
-        _, kept_step, kept = best
-        with torch.no_grad():
-            weight.copy_(kept)
+    kept_step = checkpoints.keep_best(settings.steps) if dev_is_held_out else settings.steps
     peft_model.eval()
     record = training_record(
         task,
@@ -244,7 +234,7 @@ def train(
         train_set,
         dev_set,
         dev_is_held_out=dev_is_held_out,
-        dev_roc_auc=dev_aucs,
+        dev_roc_auc=checkpoints.aucs,
         started=started,
         labels=list(CLASSIFIER_LABELS),
         num_virtual_tokens=NUM_VIRTUAL_TOKENS,

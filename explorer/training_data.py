@@ -12,7 +12,7 @@ import dataclasses
 import hashlib
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +115,39 @@ def torch_training(settings: Any, losses: Sequence[tuple[int, float]], kept_step
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
     }
+
+
+class BestOnDev:
+    """The dev ROC AUC of a model trained by gradient steps, step by step, with a copy of its
+    trainable parameters at the best step so far (a tie goes to the later step)."""
+
+    def __init__(self, model, dev_size: int, log: Callable[[str], None]):
+        self.model = model
+        self.dev_size = dev_size
+        self.log = log
+        self.aucs: list[tuple[int, float | None]] = []
+        self._best: tuple[float, int, dict[str, Any]] | None = None
+
+    def record(self, step: int, auc: float | None) -> None:
+        self.aucs.append((step, auc))
+        self.log(f"step {step}: dev ROC AUC {'n/a' if auc is None else f'{auc:.3f}'} ({self.dev_size} examples)")
+        if auc is not None and (self._best is None or auc >= self._best[0]):
+            trainable = {name: p.detach().clone() for name, p in self.model.named_parameters() if p.requires_grad}
+            self._best = (auc, step, trainable)
+
+    def keep_best(self, last_step: int) -> int:
+        """Put the best step's parameters back into the model; returns the step kept
+        (`last_step` when no dev AUC could be computed)."""
+        import torch
+
+        if self._best is None:
+            return last_step
+        _, step, kept = self._best
+        with torch.no_grad():
+            for name, parameter in self.model.named_parameters():
+                if name in kept:
+                    parameter.copy_(kept[name])
+        return step
 
 
 def write_record(record: Mapping[str, Any], out: Path) -> None:
