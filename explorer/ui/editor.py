@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -125,6 +126,12 @@ def paste_box(prefix: str) -> None:
 
 def sample_picker(prefix: str) -> None:
     """A select box over `sample_data/` that loads the chosen example into the editor."""
+    sample_select(_k(prefix, "sample"), lambda example: load_into_editor(prefix, example))
+
+
+def sample_select(key: str, on_pick: Callable[[Example], None]) -> None:
+    """A select box over `sample_data/` that hands the chosen example to `on_pick` (a callback:
+    it runs before the page reruns); clearing the box picks nothing."""
     samples = sample_examples()
     if not samples:
         st.info("No sample data found.")
@@ -136,6 +143,6 @@ def sample_picker(prefix: str) -> None:
         index=None,
         placeholder="Choose a sample…",
         format_func=lambda example_id: picker_label(by_id[example_id]),
-        key=_k(prefix, "sample"),
-        on_change=lambda: load_into_editor(prefix, by_id[st.session_state[_k(prefix, "sample")]]),
+        key=key,
+        on_change=lambda: on_pick(by_id[st.session_state[key]]) if st.session_state[key] else None,
     )

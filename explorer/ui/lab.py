@@ -18,8 +18,8 @@ from explorer import detectors, lab, render, synthetic
 from explorer.detectors import DetectorResult
 from explorer.example import Example, InvalidExample, parse_example
 from explorer.jobs import Job
-from explorer.samples import SAMPLE_DIR, picker_label
-from explorer.ui import results, state
+from explorer.samples import SAMPLE_DIR
+from explorer.ui import editor, results, state
 
 BEFORE = "lab.before"
 AFTER = "lab.after"
@@ -81,19 +81,9 @@ def _apply(description: str, edit: Callable[[Example], Example]) -> None:
 def choose_example() -> Example | None:
     """Source controls (a sample, the Inspect page's example, pasted JSON); the lab's example."""
     session = st.session_state
-    samples = state.sample_examples()
-    by_id = {example.id: example for example in samples}
     source = st.radio("Start from", SOURCES, horizontal=True, key=SOURCE)
-    if source == SOURCES[0] and samples:
-        st.selectbox(
-            "Sample example",
-            list(by_id),
-            index=None,
-            placeholder="Choose a sample…",
-            format_func=lambda example_id: picker_label(by_id[example_id]),
-            key=SAMPLE,
-            on_change=lambda: load(by_id[session[SAMPLE]]) if session[SAMPLE] else None,
-        )
+    if source == SOURCES[0]:
+        editor.sample_select(SAMPLE, load)
     elif source == SOURCES[1]:
         current = session.get(state.CURRENT_EXAMPLE)
         if current is None:
@@ -114,6 +104,7 @@ def choose_example() -> Example | None:
                 session[PROBLEM] = "; ".join(str(e) for e in invalid.errors)
 
         st.button("Load JSON", key="lab.paste_load", on_click=load_pasted)
+    samples = state.sample_examples()
     if BEFORE not in session and samples:
         load(samples[0])
     return session.get(AFTER)
