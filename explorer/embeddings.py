@@ -16,6 +16,7 @@ whole, so no text is ever dropped from a comparison.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections import OrderedDict
@@ -119,6 +120,18 @@ class SentenceEncoder:
                 piece_start = start + word.start
         pieces.append((piece_start, end))
         return pieces
+
+
+def shared_encoder(model_path: str | Path | None = None) -> SentenceEncoder:
+    """The process's encoder for a model folder (default: the packaged one): the detectors that
+    read the same model (semantic alignment, the alignment classifier) share its weights and its
+    embedding cache, so an example's texts are encoded once for both."""
+    return _encoder_at((Path(model_path) if model_path else default_model_path()).resolve())
+
+
+@functools.cache
+def _encoder_at(path: Path) -> SentenceEncoder:
+    return SentenceEncoder(path)
 
 
 def model_path_is_default(path: Path) -> bool:

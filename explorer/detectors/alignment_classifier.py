@@ -16,7 +16,7 @@ from __future__ import annotations
 from explorer import alignment_classifier, training_data
 from explorer.alignment import TooLongError, align
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
-from explorer.embeddings import SentenceEncoder
+from explorer.embeddings import SentenceEncoder, shared_encoder
 from explorer.example import Example
 
 
@@ -28,7 +28,7 @@ class AlignmentClassifierDetector(Detector):
     argument_word_meaning = "P(the word's argument is dropped from the response), learned"
 
     def __init__(self, *, encoder: SentenceEncoder | None = None, encoder_path: str | None = None):
-        self.encoder = encoder or SentenceEncoder(encoder_path)
+        self.encoder = encoder or shared_encoder(encoder_path)
         try:
             self.models = {
                 task: alignment_classifier.load(alignment_classifier.find_model(self.encoder.identity(), task))

@@ -35,7 +35,7 @@ from explorer.detectors.base import (
     Progress,
     ResponseWordScore,
 )
-from explorer.embeddings import SentenceEncoder
+from explorer.embeddings import SentenceEncoder, shared_encoder
 from explorer.example import Example
 from explorer.words import DEFAULT_SEGMENTER
 
@@ -66,7 +66,7 @@ class SemanticDetector(Detector):
         for setting, value in (("claim_pool", claim_pool), ("argument_pool", argument_pool)):
             if value not in POOLS:
                 raise ValueError(f"{setting} must be one of {', '.join(POOLS)}, got {value!r}")
-        self.encoder = encoder or SentenceEncoder(encoder_path)
+        self.encoder = encoder or shared_encoder(encoder_path)
         self.settings = settings or Settings()
         self.claim_pool = claim_pool
         self.argument_pool = argument_pool
