@@ -8,9 +8,9 @@ st.set_page_config(page_title="RAG Error Explorer", page_icon="🔎", layout="wi
 
 navigation = st.navigation(
     [
-        st.Page("views/inspect.py", title="Inspect", icon="🔎", default=True),
-        st.Page("views/dataset.py", title="Browse a test set", icon="📊"),
-        st.Page("views/lab.py", title="Error-injection lab", icon="🧪"),
+        st.Page("pages/inspect.py", title="Inspect", icon="🔎", default=True),
+        st.Page("pages/dataset.py", title="Browse a test set", icon="📊"),
+        st.Page("pages/lab.py", title="Error-injection lab", icon="🧪"),
     ]
 )
 state.sidebar()

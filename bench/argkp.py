@@ -15,7 +15,7 @@ without a gold label counts as non-matching (strict) or matching (relaxed); the 
 topic-stance groups is the mAP. Departure: ties in score are ranked in argument order (a
 stable sort); the task's script uses pandas' default unstable sort.
 
-Results go through the result cache (`explorer.cache`), so a rerun, or a run after new
+Results go through the result cache (`explorer.scoring.cache`), so a rerun, or a run after new
 detectors land, only computes what is missing. Nothing is tuned here; use `--split train`
 for any choice and report `--split dev`.
 """
@@ -34,9 +34,9 @@ from sklearn.metrics import average_precision_score
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer import detectors  # noqa: E402
-from explorer.cache import ResultCache  # noqa: E402
-from explorer.example import Example, Perspective  # noqa: E402
-from explorer.scoring import score_example  # noqa: E402
+from explorer.data.example import Example, Perspective  # noqa: E402
+from explorer.scoring.cache import ResultCache  # noqa: E402
+from explorer.scoring.runner import score_example  # noqa: E402
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 # The shared data sits beside the checkout (../shared/data); a git worktree under wt/ has it two levels up.

@@ -4,7 +4,7 @@
 
 Runs, each in its own process (so each peak RSS is its own), on the same model, prompt and
 response:
-- ours: `explorer.salience.token_salience` (log-probability target, as Captum's);
+- ours: `explorer.detectors.ops.salience_map.token_salience` (log-probability target, as Captum's);
 - Captum: `LLMGradientAttribution(LayerGradientXActivation(model, embedding layer), tokenizer)`
   with the response's token ids as the target.
 Prints seconds per example, their ratio, the max abs difference of the token maps over the
@@ -26,15 +26,17 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.models.language_model import LanguageModel, load_language_model
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer import lm, prompts  # noqa: E402
+from explorer.data.samples import load_samples  # noqa: E402
 from explorer.detectors.salience import token_offsets  # noqa: E402
-from explorer.samples import load_samples  # noqa: E402
+from explorer.text import prompts
 
 
-def inputs(args) -> tuple[lm.LanguageModel, str, list[int], list[int]]:
-    model = lm.load(args.model, device="cpu")
+def inputs(args) -> tuple[LanguageModel, str, list[int], list[int]]:
+    model = load_language_model(args.model, device="cpu")
     examples = load_samples()
     example = next((e for e in examples if e.id == args.example), None) if args.example else examples[0]
     if example is None:
@@ -46,7 +48,7 @@ def inputs(args) -> tuple[lm.LanguageModel, str, list[int], list[int]]:
 
 
 def run_ours(args) -> np.ndarray:
-    from explorer.salience import token_salience
+    from explorer.detectors.ops.salience_map import token_salience
 
     model, _, prompt_ids, response_ids = inputs(args)
     start = time.perf_counter()

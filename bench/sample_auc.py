@@ -23,10 +23,10 @@ from sklearn.metrics import roc_auc_score
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer import detectors  # noqa: E402
-from explorer.cache import ResultCache  # noqa: E402
-from explorer.example import AMBIGUOUS_TYPES  # noqa: E402
-from explorer.samples import load_samples  # noqa: E402
-from explorer.scoring import score_examples  # noqa: E402
+from explorer.data.example import AMBIGUOUS_TYPES  # noqa: E402
+from explorer.data.samples import load_samples  # noqa: E402
+from explorer.scoring.cache import ResultCache  # noqa: E402
+from explorer.scoring.runner import score_examples  # noqa: E402
 
 ERRORS = {"hallucination": "hallucination", "coverage": "coverage_error"}
 

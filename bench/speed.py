@@ -23,8 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer import detectors  # noqa: E402
+from explorer.data.samples import load_samples  # noqa: E402
 from explorer.detectors import DetectorError  # noqa: E402
-from explorer.samples import load_samples  # noqa: E402
 
 
 def measure(method: str, count: int, queue) -> None:

@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer.samples import load_samples  # noqa: E402
-from explorer.trust import TrustThresholds, trust_frame  # noqa: E402
+from explorer.data.samples import load_samples  # noqa: E402
+from explorer.evaluation.trust import TrustThresholds, trust_frame  # noqa: E402
 
 
 def variant(example_id: str) -> str:

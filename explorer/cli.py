@@ -16,9 +16,11 @@ from pathlib import Path
 from tqdm import tqdm
 
 from explorer import detectors
-from explorer.cache import ResultCache
-from explorer.example import LoadResult, parse_jsonl, write_jsonl
-from explorer.scoring import output_record, score_example, score_examples
+from explorer.data.jsonl import LoadResult, parse_jsonl, write_jsonl
+from explorer.scoring import scores_file
+from explorer.scoring.cache import ResultCache
+from explorer.scoring.runner import score_example, score_examples
+from explorer.scoring.scores_file import output_record
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_IO = 0, 1, 2, 3
 
@@ -102,7 +104,7 @@ def _report_paths(out: Path) -> tuple[Path, Path]:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from explorer import evaluation, report  # scipy and scikit-learn load only for this command
+    from explorer.evaluation import auc, report  # scipy and scikit-learn load only for this command
 
     loaded = _load(args.input)
     examples = [e for e in loaded.examples if args.split is None or e.split == args.split]
@@ -110,7 +112,7 @@ def run_eval(args: argparse.Namespace) -> int:
     failures: dict[str, dict[str, str]] = {}
     if args.scores is not None:
         try:
-            results, failures = evaluation.read_scores(args.scores)
+            results, failures = scores_file.read_scores(args.scores)
         except OSError as error:
             raise CliError(f"cannot read {args.scores}: {error.strerror or error}", EXIT_IO) from error
         except ValueError as error:
@@ -132,8 +134,8 @@ def run_eval(args: argparse.Namespace) -> int:
             if name in args.methods:
                 print(f"{example_id}: {name}: {message}", file=sys.stderr)
 
-    settings = evaluation.Settings(n_bootstrap=args.bootstrap, alpha=args.alpha, seed=args.seed)
-    evaluated = evaluation.evaluate(examples, results, args.methods, settings)
+    settings = auc.Settings(n_bootstrap=args.bootstrap, alpha=args.alpha, seed=args.seed)
+    evaluated = auc.evaluate(examples, results, args.methods, settings)
     split = f", {args.split} split" if args.split else ""
     description = f"Data: `{args.input.name}`{split}."
     markdown_text = report.markdown(evaluated, title=f"Evaluation of {args.input.name}", description=description)
@@ -153,7 +155,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def run_synth(args: argparse.Namespace) -> int:
-    from explorer import synthetic  # the evaluation module it reuses loads scikit-learn
+    from explorer.data import synthetic  # the evaluation module it reuses loads scikit-learn
 
     loaded = _load(args.input)
     spare_path = args.spare or args.input.with_name("spare_arguments.jsonl")
@@ -186,24 +188,25 @@ def run_synth(args: argparse.Namespace) -> int:
 def run_train(args: argparse.Namespace) -> int:
     import torch  # the training stack loads only for this command
 
-    from explorer import alignment_classifier, cross_encoder, lm, prompt_tuning, training_data
-    from explorer.alignment import TooLongError
-    from explorer.embeddings import SentenceEncoder
-    from explorer.samples import SAMPLE_DIR
+    from explorer.config import SAMPLE_DIR
+    from explorer.models.trained import user_trained_dir
+    from explorer.training import TrainingInputError, TrainingRequest
+    from explorer.training.data import target, training_examples
 
-    data = args.data or [SAMPLE_DIR / "synthetic.jsonl"]
+    trainer = detectors.trainer(args.method)
+    paths = args.data or [SAMPLE_DIR / "synthetic.jsonl"]
     if args.threads:
         torch.set_num_threads(args.threads)
     examples = []
-    for path in data:
+    for path in paths:
         loaded = _load(path)
         if not loaded.ok:
             raise CliError(f"{path} has invalid lines; fix them before training on it", EXIT_IO)
         examples.extend(loaded.examples)
     splits = ["train", "dev"] if args.with_dev else ["train"]
-    train_set = training_data.training_examples(examples, splits)
-    dev_set = training_data.training_examples(examples, ["dev"])
-    if len({training_data.target(e, args.task) for e in train_set}) < 2:
+    train_set = training_examples(examples, splits)
+    dev_set = training_examples(examples, ["dev"])
+    if len({target(e, args.task) for e in train_set}) < 2:
         raise CliError(f"the training data needs examples with and without a {args.task} error", EXIT_USAGE)
     given = {
         "steps": args.steps,
@@ -212,47 +215,35 @@ def run_train(args: argparse.Namespace) -> int:
         "eval_every": args.eval_every,
     }
     given = {k: v for k, v in given.items() if v is not None}
-    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    if given and trainer.no_step_options:
+        raise CliError(
+            f"--steps, --batch-size, --lr and --eval-every do not apply to the "
+            f"{detectors.spec(args.method).title.lower()} ({trainer.no_step_options})",
+            EXIT_USAGE,
+        )
     print(
         f"training the {args.task} {args.method} on {len(train_set)} examples ({'+'.join(splits)}), "
         f"dev {len(dev_set)}, {torch.get_num_threads()} thread(s)",
         file=sys.stderr,
     )
-    held_out = not args.with_dev
+    request = TrainingRequest(
+        task=args.task,
+        train_set=train_set,
+        dev_set=dev_set,
+        dev_is_held_out=not args.with_dev,
+        model=args.model,
+        seed=args.seed,
+        steps=given,
+        log=lambda line: print(line, file=sys.stderr, flush=True),
+    )
     try:
-        if args.method == "classifier":
-            module = prompt_tuning
-            settings = prompt_tuning.TrainingSettings(seed=args.seed, **given)
-            language_model = lm.load(args.model)
-            model, record = prompt_tuning.train(
-                language_model, args.task, train_set, dev_set, settings, dev_is_held_out=held_out, log=log
-            )
-        elif args.method == "cross_encoder":
-            module = cross_encoder
-            settings = cross_encoder.TrainingSettings(seed=args.seed, **given)
-            model, record = cross_encoder.train(
-                args.task, train_set, dev_set, settings, dev_is_held_out=held_out, model_path=args.model, log=log
-            )
-        else:
-            if given:
-                raise CliError(
-                    "--steps, --batch-size, --lr and --eval-every do not apply to the alignment classifier "
-                    "(a logistic regression; its regularization is chosen on dev)",
-                    EXIT_USAGE,
-                )
-            module = alignment_classifier
-            encoder = SentenceEncoder(args.model)
-            model, record = alignment_classifier.train(
-                args.task, train_set, dev_set, encoder, dev_is_held_out=held_out, log=log
-            )
-    except (lm.ModelNotFoundError, FileNotFoundError) as error:
+        model, record = trainer.train(request)
+    except TrainingInputError as error:
         raise CliError(str(error), EXIT_USAGE) from error
-    except (prompt_tuning.PromptTooLongError, cross_encoder.PairTooLongError, TooLongError) as error:
-        raise CliError(str(error), EXIT_USAGE) from error
-    record["data"] = [path.name for path in data]
-    out = args.out or training_data.user_trained_dir(args.method, record["model"], args.task)
+    record["data"] = [path.name for path in paths]
+    out = args.out or user_trained_dir(args.method, record["model"], args.task)
     try:
-        module.save(model, record, out)
+        trainer.save(model, record, out)
     except OSError as error:
         raise CliError(f"cannot write {out}: {error.strerror or error}", EXIT_IO) from error
     kept = f"step {record['kept_step']}" if "kept_step" in record else f"C={record['kept_C']}"
@@ -332,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--task", choices=("hallucination", "coverage"), required=True)
     train.add_argument(
         "--method",
-        choices=("classifier", "alignment_classifier", "cross_encoder"),
+        choices=detectors.trainable(),
         default="classifier",
         help="classifier: 5-token soft prompt on the language model (the paper's); alignment_classifier: "
         "logistic regression on MiniLM alignment features (seconds); cross_encoder: LoRA adapter and head on "

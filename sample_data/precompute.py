@@ -2,7 +2,7 @@
 
     python sample_data/precompute.py --methods salience [--data sample_data/examples.jsonl ...]
 
-Writes `sample_data/scores/<method>.jsonl.gz`, which `explorer.cache.ResultCache` serves
+Writes `sample_data/scores/<method>.jsonl.gz`, which `explorer.scoring.cache.ResultCache` serves
 read-only, so the app opens the sample examples at once. Results go through the user's result
 cache as they are computed, so an interrupted run resumes. Salience takes minutes per example
 on a CPU; the shipped bundle was computed on a GPU (`--out` lets such a run write elsewhere).
@@ -20,9 +20,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from explorer import detectors  # noqa: E402
-from explorer.cache import ResultCache, write_seed_bundle  # noqa: E402
-from explorer.example import parse_jsonl  # noqa: E402
-from explorer.scoring import score_example  # noqa: E402
+from explorer.data.jsonl import parse_jsonl
+from explorer.scoring.cache import ResultCache, write_seed_bundle  # noqa: E402
+from explorer.scoring.runner import score_example  # noqa: E402
 
 
 def main() -> int:

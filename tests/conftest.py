@@ -1,6 +1,6 @@
 import pytest
 
-from explorer.example import Example
+from explorer.data.example import Example
 from tests.helpers import make_example
 
 

@@ -1,8 +1,11 @@
 """Small builders shared by the tests."""
 
 import json
+from pathlib import Path
 
-from explorer.example import Example, Perspective
+from explorer.data.example import Example, Perspective
+
+ROOT = Path(__file__).resolve().parent.parent  # the checkout
 
 
 def make_example(response: str, *perspectives: tuple[str, list[str]], example_id: str = "ex", **fields) -> Example:

@@ -14,9 +14,9 @@ import time
 import pytest
 
 from explorer import detectors
+from explorer.data.example import Example
 from explorer.detectors import ArgumentWordScore, Detector, DetectorError, DetectorResult, ResponseWordScore
-from explorer.evaluation import argument_word_labels, response_word_labels
-from explorer.example import Example
+from explorer.evaluation.word_level import argument_word_labels, response_word_labels
 
 
 class ScriptedDetector(Detector):

@@ -6,10 +6,11 @@ import pytest
 
 from explorer import detectors
 from explorer.cli import main
+from explorer.data.example import Example
+from explorer.data.jsonl import parse_example, parse_jsonl
 from explorer.detectors import DetectorResult
-from explorer.example import Example, parse_example, parse_jsonl
-from explorer.scoring import score_example
-from explorer.words import DEFAULT_SEGMENTER
+from explorer.scoring.runner import score_example
+from explorer.text.words import DEFAULT_SEGMENTER
 from tests.bad_inputs.corpus import CASES, FOLDER
 
 # The detectors run over the whole corpus; the cases a detector must refuse with a DetectorError

@@ -97,8 +97,9 @@ def test_train_writes_an_alignment_classifier_the_detector_then_finds(tmp_path, 
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["train", "--method", "alignment_classifier", "--task", "coverage"]) == 0
     assert "kept C=" in capsys.readouterr().err
-    from explorer import alignment_classifier
-    from explorer.embeddings import SentenceEncoder
+    from explorer.detectors import alignment_classifier
+    from explorer.models.encoder import SentenceEncoder
+    from explorer.training import logistic
 
     found = alignment_classifier.find_model(SentenceEncoder().identity(), "coverage")
     assert found.is_relative_to(tmp_path / "cache")

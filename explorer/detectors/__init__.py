@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from explorer.detectors.base import (
     ArgumentWordScore,
@@ -17,6 +18,9 @@ from explorer.detectors.base import (
     Progress,
     ResponseWordScore,
 )
+
+if TYPE_CHECKING:
+    from explorer.training import Trainer
 
 __all__ = [
     "ArgumentWordScore",
@@ -31,6 +35,8 @@ __all__ = [
     "detector_class",
     "names",
     "spec",
+    "trainable",
+    "trainer",
 ]
 
 
@@ -41,6 +47,7 @@ class DetectorSpec:
     import_path: str
     uses_model: bool
     summary: str
+    trainer: str | None = None  # "module:Class" of its `explorer.training.Trainer`, for learned detectors
 
 
 _SPECS = (
@@ -71,6 +78,7 @@ _SPECS = (
         "Prompt-tuned classifier",
         "explorer.detectors.classifier:ClassifierDetector",
         uses_model=True,
+        trainer="explorer.training.soft_prompt:SoftPromptTrainer",
         summary="Soft prompts on the language model, trained on synthetic errors: P(No) to "
         "'only the given arguments?' and 'every given argument?'. No word scores.",
     ),
@@ -79,6 +87,7 @@ _SPECS = (
         "Alignment classifier",
         "explorer.detectors.alignment_classifier:AlignmentClassifierDetector",
         uses_model=False,
+        trainer="explorer.training.logistic:LogisticTrainer",
         summary="Logistic regression trained on synthetic errors, reading the semantic alignment (MiniLM "
         "similarities) and word overlap: P(a claim is unsupported), P(an argument is dropped).",
     ),
@@ -87,6 +96,7 @@ _SPECS = (
         "Cross-encoder (MiniLM)",
         "explorer.detectors.cross_encoder:CrossEncoderDetector",
         uses_model=False,
+        trainer="explorer.training.cross_encoder:CrossEncoderTrainer",
         summary="all-MiniLM-L6-v2 with LoRA adapters trained on synthetic errors: P(a response sentence is not "
         "backed by the arguments), P(an argument is not in the response). Near chance on the sample test split.",
     ),
@@ -95,12 +105,13 @@ _BY_NAME = {s.name: s for s in _SPECS}
 
 
 class UnknownDetectorError(KeyError):
-    def __init__(self, name: str):
+    def __init__(self, name: str, available: list[str] | None = None):
         super().__init__(name)
         self.name = name
+        self.available = available
 
     def __str__(self) -> str:
-        return f"unknown detector {self.name!r}; available: {', '.join(names())}"
+        return f"unknown detector {self.name!r}; available: {', '.join(self.available or names())}"
 
 
 def names() -> list[str]:
@@ -113,9 +124,25 @@ def spec(name: str) -> DetectorSpec:
     return _BY_NAME[name]
 
 
-def detector_class(name: str) -> type[Detector]:
-    module_name, class_name = spec(name).import_path.split(":")
+def _load(import_path: str):
+    module_name, class_name = import_path.split(":")
     return getattr(importlib.import_module(module_name), class_name)
+
+
+def detector_class(name: str) -> type[Detector]:
+    return _load(spec(name).import_path)
+
+
+def trainable() -> list[str]:
+    """The learned detectors: those `explorer train` can train."""
+    return [s.name for s in _SPECS if s.trainer]
+
+
+def trainer(name: str) -> Trainer:
+    """A new trainer for learned detector `name`."""
+    if not spec(name).trainer:
+        raise UnknownDetectorError(name, trainable())
+    return _load(spec(name).trainer)()
 
 
 def create(name: str, **options) -> Detector:

@@ -1,5 +1,5 @@
 """Alignment classifier: a logistic regression trained on synthetic errors that reads the
-semantic alignment (`explorer.alignment_classifier` describes the model). Scores:
+semantic alignment (`explorer.training.logistic` describes the model). Scores:
 
 - `hallucination`: the highest P(unsupported) of a claim of the response;
 - `per_perspective[name]`: the highest P(dropped) of the perspective's arguments;
@@ -13,11 +13,20 @@ user trained (`explorer train --method alignment_classifier`) for the same encod
 
 from __future__ import annotations
 
-from explorer import alignment_classifier, training_data
-from explorer.alignment import TooLongError, align
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from explorer.config import shipped_weights
+from explorer.data.example import Example
+from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
-from explorer.embeddings import SentenceEncoder, shared_encoder
-from explorer.example import Example
+from explorer.detectors.ops.alignment import Alignment, TooLongError, align
+from explorer.models.encoder import SentenceEncoder, shared_encoder
+from explorer.models.trained import TrainedNotFoundError, find_trained
+from explorer.text.words import DEFAULT_SEGMENTER
 
 
 class AlignmentClassifierDetector(Detector):
@@ -31,10 +40,10 @@ class AlignmentClassifierDetector(Detector):
         self.encoder = encoder or shared_encoder(encoder_path)
         try:
             self.models = {
-                task: alignment_classifier.load(alignment_classifier.find_model(self.encoder.identity(), task))
-                for task in training_data.TASKS
+                task: load(find_model(self.encoder.identity(), task))
+                for task in ERROR_TYPES
             }
-        except training_data.TrainedNotFoundError as error:
+        except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
 
     def config(self) -> dict:
@@ -51,8 +60,8 @@ class AlignmentClassifierDetector(Detector):
         except TooLongError as error:
             raise DetectorError(str(error)) from error
         unsupported, dropped = (
-            self.models[task].p_error(alignment_classifier.features(example, alignment, task))
-            for task in training_data.TASKS
+            self.models[task].p_error(features(example, alignment, task))
+            for task in ERROR_TYPES
         )
         return DetectorResult.from_units(
             self,
@@ -60,3 +69,112 @@ class AlignmentClassifierDetector(Detector):
             [(claim.start, claim.end, float(p)) for claim, p in zip(alignment.claims, unsupported)],
             {key: float(p) for key, p in zip(alignment.arguments, dropped)},
         )
+
+
+METHOD = "alignment_classifier"
+
+
+SHIPPED_MODELS = shipped_weights(METHOD)
+
+
+MODEL_FILE = "model.json"
+
+
+FEATURES = {
+    "hallucination": (
+        "best argument similarity",
+        "query similarity",
+        "stems in the arguments",
+        "stems in the best argument",
+        "log content words",
+        "opens or closes the response",
+    ),
+    "coverage": (
+        "best claim similarity",
+        "stems in the response",
+        "stems in the best claim",
+        "log content words",
+    ),
+}
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(word.stem for word in DEFAULT_SEGMENTER.content_words(text))
+
+
+def _share(stems: frozenset[str], found_in: frozenset[str]) -> float:
+    """Share of `stems` in `found_in`; a unit without content words counts as found."""
+    return len(stems & found_in) / len(stems) if stems else 1.0
+
+
+def features(example: Example, alignment: Alignment, task: str) -> np.ndarray:
+    """One row per unit (claims for hallucination, arguments for coverage), columns `FEATURES[task]`."""
+    arguments = [_stems(text) for _, _, text in example.arguments()]
+    claims = [_stems(claim.text) for claim in alignment.claims]
+    if task == "hallucination":
+        everything = frozenset().union(*arguments)
+        last = len(claims) - 1
+        rows = [
+            [
+                alignment.raw_support[c],
+                alignment.query_similarity[c],
+                _share(stems, everything),
+                max((_share(stems, argument) for argument in arguments), default=0.0),
+                np.log1p(len(stems)),
+                float(c in (0, last)),
+            ]
+            for c, stems in enumerate(claims)
+        ]
+    else:
+        response = _stems(example.response)
+        rows = [
+            [
+                alignment.similarity[row].max() if claims else -1.0,
+                _share(stems, response),
+                max((_share(stems, claim) for claim in claims), default=0.0),
+                np.log1p(len(stems)),
+            ]
+            for row, stems in enumerate(arguments)
+        ]
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES[task]))
+
+
+@dataclass(frozen=True)
+class UnitModel:
+    """A fitted logistic regression on standardized features: P(error) of each unit."""
+
+    task: str
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    intercept: float
+
+    def p_error(self, rows: np.ndarray) -> np.ndarray:
+        logits = ((rows - np.asarray(self.mean)) / np.asarray(self.scale)) @ np.asarray(self.weights) + self.intercept
+        return 1.0 / (1.0 + np.exp(-logits))
+
+    @classmethod
+    def from_pipeline(cls, task: str, pipeline) -> UnitModel:
+        scaler, regression = pipeline[0], pipeline[-1]
+        return cls(
+            task=task,
+            features=FEATURES[task],
+            mean=tuple(float(v) for v in scaler.mean_),
+            scale=tuple(float(v) for v in scaler.scale_),
+            weights=tuple(float(v) for v in regression.coef_[0]),
+            intercept=float(regression.intercept_[0]),
+        )
+
+
+def find_model(encoder_identity: str, task: str) -> Path:
+    """The model for this encoder and task (`training_find_trained`)."""
+    return find_trained(METHOD, encoder_identity, task, SHIPPED_MODELS)
+
+
+def load(directory: Path) -> UnitModel:
+    data = json.loads((Path(directory) / MODEL_FILE).read_text(encoding="utf-8"))
+    model = UnitModel(**{key: tuple(value) if isinstance(value, list) else value for key, value in data.items()})
+    if model.features != FEATURES[model.task]:
+        raise ValueError(f"{directory} was trained on other features ({', '.join(model.features)}); retrain it")
+    return model

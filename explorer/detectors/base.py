@@ -2,7 +2,7 @@
 
 A detector reads an `Example` and returns a `DetectorResult`: example-level scores in [0, 1]
 where higher means "more likely an error", per-perspective coverage scores, word-level scores
-on the response and on the arguments (character spans from `explorer.words`), and `info`
+on the response and on the arguments (character spans from `explorer.text.words`), and `info`
 recording what produced it. Pages, the CLI, the cache and the evaluation consume only this type.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from explorer.example import Example
-from explorer.words import DEFAULT_SEGMENTER
+from explorer.data.example import Example
+from explorer.text.words import DEFAULT_SEGMENTER
 
 Progress = Callable[[int, int], None]
 

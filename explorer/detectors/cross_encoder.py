@@ -1,7 +1,7 @@
 """Cross-encoder detector: all-MiniLM-L6-v2 with LoRA adapters trained on synthetic errors.
 
 A learned alternative to the prompt-tuned classifier (`classifier`), trained on the same data
-(`explorer train --method cross_encoder`); see `explorer.cross_encoder` for the model. Scores:
+(`explorer train --method cross_encoder`); see `explorer.training.cross_encoder` for the model. Scores:
 
 - `hallucination`: the highest P(unsupported) of a response sentence given all arguments;
 - `per_perspective[name]`: the highest P(uncovered) of the perspective's arguments given the
@@ -16,14 +16,25 @@ kept in memory per example, so the app's reruns do not recompute them.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
-from explorer import cross_encoder, training_data
+import numpy as np
+import torch
+
+from explorer.config import shipped_weights
+from explorer.data.example import Example
+from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
-from explorer.embeddings import default_model_path
-from explorer.example import Example
+from explorer.models.encoder import EMBEDDING_PACKAGE, default_model_path
+from explorer.models.trained import TrainedNotFoundError, find_trained
+from explorer.text.claims import sentence_spans
+from explorer.text.prompts import curly_braces_arguments
 
 
 class CrossEncoderDetector(Detector):
@@ -36,12 +47,12 @@ class CrossEncoderDetector(Detector):
 
     def __init__(self, *, encoder_path: str | Path | None = None):
         path = Path(encoder_path) if encoder_path else default_model_path()
-        identity = cross_encoder.encoder_identity(path)
+        identity = encoder_identity(path)
         try:
-            adapters = {task: cross_encoder.find_adapter(identity, task) for task in training_data.TASKS}
-        except training_data.TrainedNotFoundError as error:
+            adapters = {task: find_adapter(identity, task) for task in ERROR_TYPES}
+        except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
-        self.model = cross_encoder.CrossEncoder(adapters, path)
+        self.model = CrossEncoder(adapters, path)
         self._results: OrderedDict[str, DetectorResult] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -67,11 +78,11 @@ class CrossEncoderDetector(Detector):
 
     def _score(self, example: Example) -> DetectorResult:
         try:
-            sentences = cross_encoder.units(example, "hallucination")
-            arguments = cross_encoder.units(example, "coverage")
+            sentences = units(example, "hallucination")
+            arguments = units(example, "coverage")
             unsupported = self.model.p_error(sentences, "hallucination")
             uncovered = self.model.p_error(arguments, "coverage")
-        except cross_encoder.PairTooLongError as error:
+        except PairTooLongError as error:
             raise DetectorError(str(error)) from error
         return DetectorResult.from_units(
             self,
@@ -79,3 +90,138 @@ class CrossEncoderDetector(Detector):
             [(unit.key[1], unit.key[2], float(value)) for unit, value in zip(sentences, unsupported)],
             {unit.key[1:]: float(value) for unit, value in zip(arguments, uncovered)},
         )
+
+
+METHOD = "cross_encoder"
+
+
+SHIPPED_ADAPTERS = shipped_weights(METHOD)
+
+
+WEIGHTS_FILE = "adapter_model.safetensors"
+
+
+class PairTooLongError(ValueError):
+    def __init__(self, tokens: int, limit: int, what: str):
+        super().__init__(
+            f"{what} and its context are {tokens} word pieces together, more than the cross-encoder's "
+            f"{limit}; they are not truncated: shorten the response or the arguments"
+        )
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One scored piece of an example: a response sentence or an argument, with its context."""
+
+    text: str
+    context: str
+    key: tuple  # ("sentence", start, end) or ("argument", perspective, argument)
+
+
+def units(example: Example, task: str) -> list[Unit]:
+    if task == "hallucination":
+        arguments = curly_braces_arguments(example).text
+        return [
+            Unit(example.response[start:end], arguments, ("sentence", start, end))
+            for start, end in sentence_spans(example.response)
+        ]
+    return [Unit(text, example.response, ("argument", p, a)) for p, a, text in example.arguments()]
+
+
+def encoder_identity(path: Path) -> str:
+    if path.resolve() == default_model_path().resolve():
+        return f"all-MiniLM-L6-v2 ({EMBEDDING_PACKAGE} {metadata.version(EMBEDDING_PACKAGE)})"
+    return str(path)
+
+
+def find_adapter(identity: str, task: str) -> Path:
+    """The adapter for this encoder and task (`training_find_trained`)."""
+    return find_trained(METHOD, identity, task, SHIPPED_ADAPTERS)
+
+
+def adapter_digest(directory: Path) -> str:
+    return hashlib.sha256((Path(directory) / WEIGHTS_FILE).read_bytes()).hexdigest()
+
+
+def _load_base(path: Path):
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers.utils import logging
+
+    verbosity = logging.get_verbosity()
+    logging.set_verbosity_error()  # the head is new (trained, or loaded from an adapter): no warning needed
+    try:
+        model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=2)
+    finally:
+        logging.set_verbosity(verbosity)
+    return AutoTokenizer.from_pretrained(path), model.eval()
+
+
+class CrossEncoder:
+    """The encoder with one trained adapter per task (PEFT adapters named by task)."""
+
+    def __init__(
+        self,
+        adapter_dirs: Mapping[str, Path],
+        model_path: Path | None = None,
+        *,
+        batch_size: int = 16,
+        threads: int | None = 1,
+    ):
+        from peft import PeftModel
+
+        self.model_path = Path(model_path) if model_path else default_model_path()
+        self.tokenizer, base = _load_base(self.model_path)
+        self.limit = int(base.config.max_position_embeddings)
+        self.batch_size = batch_size
+        # One thread, as for the sentence encoder (`explorer.models.encoder`): two were slower on
+        # the shared 2-core machines this project runs on.
+        self.threads = threads
+        self.identity = encoder_identity(self.model_path)
+        self.digests = {task: adapter_digest(directory) for task, directory in adapter_dirs.items()}
+        model = None
+        for task, directory in adapter_dirs.items():
+            if model is None:
+                model = PeftModel.from_pretrained(base, directory, adapter_name=task)
+            else:
+                model.load_adapter(directory, adapter_name=task)
+        self.model = model.eval()
+        self._lock = threading.Lock()  # the active adapter is state shared by all callers
+
+    def p_error(self, items: Sequence[Unit], task: str) -> np.ndarray:
+        """P(error) of each unit, shape (len(items),)."""
+        if not items:
+            return np.zeros(0)
+        encoded = encode(self.tokenizer, items, self.limit)
+        with self._lock, torch.no_grad():
+            previous = torch.get_num_threads()
+            if self.threads:
+                torch.set_num_threads(self.threads)
+            try:
+                self.model.set_adapter(task)
+                batches = range(0, len(encoded), self.batch_size)
+                return np.concatenate(
+                    [pair_p_error(self.model, self.tokenizer, encoded[i : i + self.batch_size]) for i in batches]
+                )
+            finally:
+                torch.set_num_threads(previous)
+
+
+def encode(tokenizer, items: Sequence[Unit], limit: int) -> list[dict[str, list[int]]]:
+    """The tokenizer's encoding of each (text, context) pair; raises PairTooLongError, never truncates."""
+    encoded = []
+    for item in items:
+        pair = dict(tokenizer(item.text, item.context, truncation=False))
+        if len(pair["input_ids"]) > limit:
+            what = "a response sentence" if item.key[0] == "sentence" else "an argument"
+            raise PairTooLongError(len(pair["input_ids"]), limit, what)
+        encoded.append(pair)
+    return encoded
+
+
+def _logits(model, tokenizer, pairs: Sequence[dict[str, list[int]]]) -> torch.Tensor:
+    """(len(pairs), 2) logits; right padding, which BERT's absolute positions are indifferent to."""
+    return model(**tokenizer.pad(list(pairs), return_tensors="pt")).logits
+
+
+def pair_p_error(model, tokenizer, pairs: Sequence[dict[str, list[int]]]) -> np.ndarray:
+    return torch.softmax(_logits(model, tokenizer, pairs).double(), dim=-1)[:, 1].detach().numpy()

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from explorer.data.example import Example
 from explorer.detectors.base import ArgumentWordScore, Detector, DetectorResult, Progress, ResponseWordScore
-from explorer.example import Example
-from explorer.words import DEFAULT_SEGMENTER, Segmenter, Word
+from explorer.text.words import DEFAULT_SEGMENTER, Segmenter, Word
 
 
 def _clipped_overlap(candidate: Counter, reference: Counter) -> int:

@@ -1,8 +1,8 @@
 """Salience detector (Chang et al. 2024, §3.2, App. C): where does each response word come from?
 
-A local causal LM reads the NPOV task prompt (`explorer.prompts.npov_prompt`) and is
-teacher-forced the response. `explorer.salience.token_salience` gives the token-to-token
-gradient x input map; `explorer.aggregate` turns it into scores:
+A local causal LM reads the NPOV task prompt (`explorer.text.prompts.npov_prompt`) and is
+teacher-forced the response. `explorer.detectors.ops.salience_map.token_salience` gives the token-to-token
+gradient x input map; `explorer.detectors.ops.aggregate` turns it into scores:
 
     map      = salience², each response token's column normalized to sum to 1
     word map = max over sub-tokens -> argument words (rows) x response words (columns)
@@ -25,7 +25,7 @@ from functools import cached_property
 
 import numpy as np
 
-from explorer import aggregate, lm, prompts
+from explorer.data.example import Example
 from explorer.detectors.base import (
     ArgumentWordScore,
     Detector,
@@ -34,9 +34,11 @@ from explorer.detectors.base import (
     Progress,
     ResponseWordScore,
 )
-from explorer.example import Example
-from explorer.salience import METHODS, TARGETS, token_salience
-from explorer.words import DEFAULT_SEGMENTER, Segmenter
+from explorer.detectors.ops import aggregate
+from explorer.detectors.ops.salience_map import METHODS, TARGETS, token_salience
+from explorer.models.language_model import LanguageModel, load_language_model, model_identity, resolve_spec
+from explorer.text import prompts
+from explorer.text.words import DEFAULT_SEGMENTER, Segmenter
 
 HEATMAP_DECIMALS = 4
 
@@ -70,7 +72,7 @@ class SalienceDetector(Detector):
             raise ValueError(f"reduction must be one of {', '.join(aggregate.REDUCTIONS)}, got {reduction!r}")
         if target not in TARGETS:
             raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
-        self.model_path = lm.resolve_spec(model)
+        self.model_path = resolve_spec(model)
         self.method, self.reduction, self.target = method, reduction, target
         self.chunk = chunk
         self.segmenter = segmenter
@@ -81,17 +83,17 @@ class SalienceDetector(Detector):
 
     @cached_property
     def _identity(self) -> str:
-        return lm.model_identity(self.model_path)
+        return model_identity(self.model_path)
 
     def model_identity(self) -> str:
         return self._identity
 
     @property
-    def language_model(self) -> lm.LanguageModel:
+    def language_model(self) -> LanguageModel:
         """The model, loaded at the first use (the cache answers many requests without it)."""
         with self._load_lock:
             if "_language_model" not in self.__dict__:
-                self.__dict__["_language_model"] = lm.load(self.model_path)
+                self.__dict__["_language_model"] = load_language_model(self.model_path)
         return self.__dict__["_language_model"]
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:

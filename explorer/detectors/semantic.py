@@ -4,7 +4,7 @@ Not one of the paper's three detectors (Chang et al. 2024 use ROUGE-1, salience 
 prompt-tuned classifier); it replaces word overlap with meaning, in the paper's frame:
 
 - the response is split into claims (sentences, and clauses where a sentence joins several
-  arguments: `explorer.alignment.align`) and each argument into its sentences;
+  arguments: `explorer.detectors.ops.alignment.align`) and each argument into its sentences;
 - all-MiniLM-L6-v2 (the packaged copy, offline) embeds both, and the cosine similarity fills
   an argument x claim matrix (best sentence of the argument per cell);
 - a claim's support is its best match over arguments, an argument's coverage its best match
@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from explorer.alignment import Alignment, Assessment, Settings, TooLongError, align, assess
+from explorer.data.example import Example
 from explorer.detectors.base import (
     ArgumentWordScore,
     Detector,
@@ -35,9 +35,9 @@ from explorer.detectors.base import (
     Progress,
     ResponseWordScore,
 )
-from explorer.embeddings import SentenceEncoder, shared_encoder
-from explorer.example import Example
-from explorer.words import DEFAULT_SEGMENTER
+from explorer.detectors.ops.alignment import Alignment, Assessment, Settings, TooLongError, align, assess
+from explorer.models.encoder import SentenceEncoder, shared_encoder
+from explorer.text.words import DEFAULT_SEGMENTER
 
 POOLS: dict[str, Callable[[np.ndarray], float]] = {"mean": np.mean, "max": np.max}
 

@@ -6,13 +6,14 @@ import html
 
 import streamlit as st
 
-from explorer import detectors, figures_claims, render_claims
-from explorer.alignment import Assessment, assess
-from explorer.claims import mean_word_scores
+from explorer import detectors
+from explorer.data.example import Example
 from explorer.detectors import DetectorResult
+from explorer.detectors.ops.alignment import Assessment, assess
 from explorer.detectors.semantic import alignment_of
-from explorer.example import Example
-from explorer.scoring import score_example
+from explorer.render import claim_figures, claims
+from explorer.scoring.runner import score_example
+from explorer.text.claims import mean_word_scores
 from explorer.ui.state import get_detector
 
 SEMANTIC = "semantic"
@@ -44,24 +45,24 @@ def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> Non
         f"repetition at \u2265 {settings.repetition:.2f} between claims. Both thresholds were chosen on the "
         "sample data's train split."
     )
-    st.html(render_claims.aggregation_html(assessment))
+    st.html(claims.aggregation_html(assessment))
     matrix, findings = st.columns([3, 2])
     with matrix:
-        st.plotly_chart(figures_claims.coverage_matrix(example, assessment), width="stretch", key="claims.matrix")
+        st.plotly_chart(claim_figures.coverage_matrix(example, assessment), width="stretch", key="claims.matrix")
         legend = " ".join(
             f'<span style="border:2px solid {color};padding:0 0.3em;margin-right:0.4em">{html.escape(meaning)}</span>'
-            for color, meaning in figures_claims.flag_legend()
+            for color, meaning in claim_figures.flag_legend()
         )
         st.html(
-            f'<div style="font-size:0.8em">{figures_claims.CHECK} counts as a match \u00b7 '
-            f"{figures_claims.RING} matches but does not count (other part, or restated) \u00b7 "
+            f'<div style="font-size:0.8em">{claim_figures.CHECK} counts as a match \u00b7 '
+            f"{claim_figures.RING} matches but does not count (other part, or restated) \u00b7 "
             f"F\u00b7 framing claim<br>{legend}</div>"
         )
     with findings:
         st.markdown("**Flags**")
-        st.html(render_claims.flags_html(example, assessment))
+        st.html(claims.flags_html(example, assessment))
         st.markdown("**Response by claim**")
-        st.html(render_claims.response_claims_html(example, assessment))
+        st.html(claims.response_claims_html(example, assessment))
     others = {
         detectors.spec(name).title: mean_word_scores(
             assessment.alignment.claims, [(w.start, w.end, w.score) for w in result.response_words]
@@ -70,4 +71,4 @@ def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> Non
         if name != SEMANTIC
     }
     with st.expander("Claim by claim: evidence and agreement", expanded=False):
-        st.html(render_claims.claim_cards_html(example, assessment, others))
+        st.html(claims.claim_cards_html(example, assessment, others))

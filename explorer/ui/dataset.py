@@ -17,11 +17,16 @@ from dataclasses import dataclass, field
 import pandas as pd
 import streamlit as st
 
-from explorer import detectors, evaluation, export, figures, report, table, trust
+from explorer import detectors
+from explorer.data.example import Example
+from explorer.data.jsonl import LoadResult
+from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
 from explorer.detectors import DetectorResult
-from explorer.example import Example, LoadResult
-from explorer.jobs import Job
-from explorer.scoring import cached_result, score_example
+from explorer.evaluation import auc, report, slices, statistics, table, trust
+from explorer.render import export, figures
+from explorer.scoring import scores_file
+from explorer.scoring.jobs import Job
+from explorer.scoring.runner import cached_result, score_example
 from explorer.ui import links, state
 from explorer.ui.text import code, literal
 
@@ -43,7 +48,7 @@ SCORES_PROBLEM = "dataset.scores_problem"
 PAGE_BOOTSTRAP = 500  # resamples on the page; `explorer eval` and the downloaded report use 1000
 MAX_FAILURES_LISTED = 40
 
-SLICE_TITLES = {s.name: s.title for s in evaluation.SLICES}
+SLICE_TITLES = {s.name: s.title for s in slices.SLICES}
 
 
 def title(method: str) -> str:
@@ -209,7 +214,7 @@ def scores_uploader(source: str) -> None:
             given.pop(source, None)
             return
         try:
-            given[source] = evaluation.read_scores(file.getvalue())
+            given[source] = scores_file.read_scores(file.getvalue())
         except (ValueError, UnicodeDecodeError) as error:
             st.session_state[SCORES_PROBLEM] = f"{file.name}: {error}"
 
@@ -382,7 +387,7 @@ def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters
             "Ambiguous type", table.choices(frame, "ambiguous_type"), key="dataset.filter.ambiguous"
         )
         ranges = {}
-        columns = [table.score_column(m, t) for m in methods for t in evaluation.ERROR_TYPES]
+        columns = [table.score_column(m, t) for m in methods for t in ERROR_TYPES]
         if columns:
             column = st.selectbox(
                 "Score range of",
@@ -415,26 +420,26 @@ def choose_view() -> tuple[str, str]:
     left, right = st.columns(2)
     error_type = left.radio(
         "Error type",
-        evaluation.ERROR_TYPES,
-        format_func=evaluation.ERROR_TITLES.get,
+        ERROR_TYPES,
+        format_func=ERROR_TITLES.get,
         horizontal=True,
         key=ERROR_TYPE,
     )
     slice_name = right.selectbox(
         "Slice",
-        [s.name for s in evaluation.SLICES],
+        [s.name for s in slices.SLICES],
         format_func=SLICE_TITLES.get,
         key=SLICE,
-        help="\n\n".join(s.describe(error_type) for s in evaluation.SLICES)
+        help="\n\n".join(s.describe(error_type) for s in slices.SLICES)
         + "\n\nExamples with only the other error type are in no slice of this one.",
     )
     return error_type, slice_name
 
 
-def auc_table(cells: Sequence[evaluation.AucCell], methods: Sequence[str]) -> pd.DataFrame:
+def auc_table(cells: Sequence[auc.AucCell], methods: Sequence[str]) -> pd.DataFrame:
     """Slices x methods of one error type, each cell "AUC (interval)" in percent."""
 
-    def text(cell: evaluation.AucCell) -> str:
+    def text(cell: auc.AucCell) -> str:
         if cell.auc is None:
             return cell.note or ""
         shown = (
@@ -450,7 +455,7 @@ def auc_table(cells: Sequence[evaluation.AucCell], methods: Sequence[str]) -> pd
 
     by_key = {(c.method, c.slice): c for c in cells}
     rows = {}
-    for chosen in evaluation.SLICES:
+    for chosen in slices.SLICES:
         row = {title(m): text(by_key[(m, chosen.name)]) for m in methods}
         largest = max((by_key[(m, chosen.name)] for m in methods), key=lambda c: c.positives + c.negatives)
         row["errors / error-free"] = f"{largest.positives} / {largest.negatives}"
@@ -460,13 +465,13 @@ def auc_table(cells: Sequence[evaluation.AucCell], methods: Sequence[str]) -> pd
 
 def slice_cells(
     examples: Sequence[Example], results, methods: Sequence[str], error_type: str
-) -> list[evaluation.AucCell]:
-    settings = evaluation.Settings(n_bootstrap=PAGE_BOOTSTRAP)
+) -> list[auc.AucCell]:
+    settings = auc.Settings(n_bootstrap=PAGE_BOOTSTRAP)
     cells = []
-    for chosen in evaluation.SLICES:
-        members = evaluation.slice_members(examples, error_type, chosen.name)
-        labels, scores = evaluation.slice_scores(members, results, methods, error_type)
-        cells += evaluation.compare_methods("example", error_type, chosen.name, labels, scores, settings)
+    for chosen in slices.SLICES:
+        members = slices.slice_members(examples, error_type, chosen.name)
+        labels, scores = auc.slice_scores(members, results, methods, error_type)
+        cells += auc.compare_methods("example", error_type, chosen.name, labels, scores, settings)
     return cells
 
 
@@ -475,13 +480,13 @@ def threshold_for(method: str, error_type: str, slice_name: str, labels, scores)
     key = (method, error_type, slice_name)
     saved = st.session_state.setdefault(THRESHOLDS, {})
     if key not in saved:
-        saved[key] = int(evaluation.youden_threshold(labels, scores) * 100) / 100
+        saved[key] = int(statistics.youden_threshold(labels, scores) * 100) / 100
     return saved[key]
 
 
 def show_thresholds(
     method: str, error_type: str, slice_name: str, labels: list[bool], scores: list[float]
-) -> evaluation.Confusion:
+) -> statistics.Confusion:
     """Slider, confusion matrix and score distribution of one method."""
     key = (method, error_type, slice_name)
     widget = f"dataset.threshold.{method}.{error_type}.{slice_name}"
@@ -504,7 +509,7 @@ def show_thresholds(
             help="An example counts as predicted error when its score is at or above the threshold. "
             "It starts at the point of the ROC curve farthest above chance (Youden's J).",
         )
-        counts = evaluation.confusion(labels, scores, threshold)
+        counts = statistics.confusion(labels, scores, threshold)
         rates = [
             ("recall", counts.true_positive_rate),
             ("false positive rate", counts.false_positive_rate),
@@ -542,14 +547,14 @@ def show_failures(
         return
     outcome = table.outcomes(examples, results, method, error_type, slice_name, threshold)
     by_id = {e.id: e for e in examples}
-    error_name = evaluation.ERROR_TITLES[error_type].lower()
+    error_name = ERROR_TITLES[error_type].lower()
     for kind, heading, descending in (
         ("false negative", f"Missed: gold {error_name}, score below {threshold:.2f}", False),
         ("false positive", f"False alarms: no {error_name}, score at or above {threshold:.2f}", True),
     ):
         ids = sorted(
             outcome.index[outcome == kind],
-            key=lambda i: evaluation.example_score(results[i][method], error_type),
+            key=lambda i: auc.example_score(results[i][method], error_type),
             reverse=descending,
         )
         st.markdown(f"**{heading}** ({len(ids)})")
@@ -557,7 +562,7 @@ def show_failures(
             st.caption("None at this threshold.")
         for example_id in ids[:MAX_FAILURES_LISTED]:
             example = by_id[example_id]
-            score = evaluation.example_score(results[example_id][method], error_type)
+            score = auc.example_score(results[example_id][method], error_type)
             text, button = st.columns([6, 1])
             topic = f"{literal(example.topic)} · " if example.topic else ""
             text.markdown(
@@ -578,7 +583,7 @@ def show_evaluation(
     current = [c for c in cells if c.slice == slice_name]
     plot, aucs = st.columns([1, 1.3])
     with aucs:
-        st.markdown(f"**ROC AUC × 100, {evaluation.ERROR_TITLES[error_type].lower()}** (95% bootstrap interval)")
+        st.markdown(f"**ROC AUC × 100, {ERROR_TITLES[error_type].lower()}** (95% bootstrap interval)")
         st.dataframe(auc_table(cells, methods), key="dataset.auc_table")
         st.caption(
             "★ best in the slice; p = DeLong's test against the best, Bonferroni-corrected, shown when "
@@ -589,15 +594,15 @@ def show_evaluation(
         note = current[0].note if current else "no examples"
         plot.info(f"{SLICE_TITLES[slice_name]}: {note}; no ROC curve to draw. Try another slice or filters.")
         return
-    members = evaluation.slice_members(examples, error_type, slice_name)
-    labels, scores = evaluation.slice_scores(members, results, methods, error_type)
+    members = slices.slice_members(examples, error_type, slice_name)
+    labels, scores = auc.slice_scores(members, results, methods, error_type)
     curves, points = {}, {}
     st.markdown("**Thresholds**")
     for method in usable:
         gold = [labels[u] for u in scores[method]]
         values = list(scores[method].values())
         counts = show_thresholds(method, error_type, slice_name, gold, values)
-        curves[method] = evaluation.roc(gold, values)
+        curves[method] = statistics.roc(gold, values)
         points[method] = (counts.false_positive_rate or 0.0, counts.true_positive_rate or 0.0)
     with plot:
         st.plotly_chart(
@@ -605,7 +610,7 @@ def show_evaluation(
                 curves,
                 titles={m: title(m) for m in curves},
                 operating_points=points,
-                title=f"{SLICE_TITLES[slice_name]} · {evaluation.ERROR_TITLES[error_type]}",
+                title=f"{SLICE_TITLES[slice_name]} · {ERROR_TITLES[error_type]}",
             ),
             key="dataset.roc",
         )
@@ -644,7 +649,7 @@ def show_table(frame: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
             _column_title(table.score_column(m, t)), min_value=0.0, max_value=1.0, format="%.3f"
         )
         for m in methods
-        for t in evaluation.ERROR_TYPES
+        for t in ERROR_TYPES
     }
     thresholds = trust.TrustThresholds()
     trust_help = {
@@ -702,7 +707,7 @@ def show_examples(
         outcome = table.outcomes(examples, results, method, error_type, slice_name, threshold)
         st.caption(
             f"Outcome: {title(method)} at threshold {threshold:.2f} on the {SLICE_TITLES[slice_name].lower()} "
-            f"slice ({evaluation.ERROR_TITLES[error_type].lower()}); examples outside the slice have none."
+            f"slice ({ERROR_TITLES[error_type].lower()}); examples outside the slice have none."
         )
     shown = show_table(display_frame(frame, outcome), methods)
     example_actions(source, all_examples, list(shown.index), results)
@@ -783,8 +788,8 @@ def show_export(source: str, frame: pd.DataFrame, examples: Sequence[Example], r
         "(1000 bootstrap resamples, as `explorer eval`)"
     )
 
-    def full_report() -> evaluation.Evaluation:
-        return evaluation.evaluate(examples, results, methods)
+    def full_report() -> auc.Evaluation:
+        return auc.evaluate(examples, results, methods)
 
     description = f"Data: `{source.removeprefix(links.UPLOAD_PREFIX)}`, {len(examples)} filtered example(s)."
     left, right, _ = st.columns([1, 1, 3])

@@ -7,17 +7,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from explorer.example import (
-    Example,
-    FormatError,
-    InvalidExample,
-    Labels,
-    Perspective,
-    loads,
-    parse_example,
-    validate,
-)
-from explorer.samples import picker_label
+from explorer.data.example import Example, Labels, Perspective
+from explorer.data.jsonl import FormatError, InvalidExample, loads, parse_example, validate
+from explorer.data.samples import picker_label
 from explorer.ui.state import sample_examples
 from explorer.ui.text import literal
 

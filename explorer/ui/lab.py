@@ -1,6 +1,6 @@
 """Streamlit glue of the error-injection lab: load an example, edit it, compare the scores.
 
-The edits themselves are `explorer.lab`'s pure functions; this module keeps the example before
+The edits themselves are `explorer.data.edits`'s pure functions; this module keeps the example before
 and after them in session state, draws the edit controls, and shows every chosen detector's
 scores and highlights on both sides. Model-based detectors read the result cache or compute in
 the background, as on the Inspect page; a fragment polls their jobs and reruns the page when
@@ -14,11 +14,14 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from explorer import detectors, lab, render, synthetic
+from explorer import detectors
+from explorer.data import edits, synthetic
+from explorer.data.example import Example
+from explorer.data.jsonl import InvalidExample, parse_example
+from explorer.data.samples import SAMPLE_DIR
 from explorer.detectors import DetectorResult
-from explorer.example import Example, InvalidExample, parse_example
-from explorer.jobs import Job
-from explorer.samples import SAMPLE_DIR
+from explorer.render import highlights
+from explorer.scoring.jobs import Job
 from explorer.ui import editor, results, state
 
 BEFORE = "lab.before"
@@ -144,7 +147,7 @@ def edit_controls(example: Example) -> None:
             on_click=_apply,
             args=(
                 "synthetic hallucination",
-                lambda e: lab.apply_synthetic(e, "hallucination", addition_pool(), session[SEED]),
+                lambda e: edits.apply_synthetic(e, "hallucination", addition_pool(), session[SEED]),
             ),
         )
         right.button(
@@ -153,7 +156,7 @@ def edit_controls(example: Example) -> None:
             on_click=_apply,
             args=(
                 "synthetic coverage error",
-                lambda e: lab.apply_synthetic(e, "coverage", addition_pool(), session[SEED]),
+                lambda e: edits.apply_synthetic(e, "coverage", addition_pool(), session[SEED]),
             ),
         )
     with drop:
@@ -163,7 +166,7 @@ def edit_controls(example: Example) -> None:
             key="lab.drop",
             on_click=lambda: _apply(
                 f"dropped {_argument_label(example, session['lab.drop_choice'])}",
-                lambda e: lab.drop_argument(e, *session["lab.drop_choice"]),
+                lambda e: edits.drop_argument(e, *session["lab.drop_choice"]),
             ),
         )
     with add:
@@ -174,7 +177,7 @@ def edit_controls(example: Example) -> None:
             key="lab.add",
             on_click=lambda: _apply(
                 f"added to {names[session['lab.add_perspective']]}: {session['lab.add_text'][:90]}",
-                lambda e: lab.add_argument(e, session["lab.add_perspective"], session["lab.add_text"]),
+                lambda e: edits.add_argument(e, session["lab.add_perspective"], session["lab.add_text"]),
             ),
         )
     with move:
@@ -185,7 +188,7 @@ def edit_controls(example: Example) -> None:
             key="lab.move",
             on_click=lambda: _apply(
                 f"moved {_argument_label(example, session['lab.move_choice'])} to {names[session['lab.move_to']]}",
-                lambda e: lab.move_argument(e, *session["lab.move_choice"], session["lab.move_to"]),
+                lambda e: edits.move_argument(e, *session["lab.move_choice"], session["lab.move_to"]),
             ),
         )
     with edit:
@@ -196,7 +199,7 @@ def edit_controls(example: Example) -> None:
             key="lab.edit",
             on_click=lambda: _apply(
                 f"rewrote {_argument_label(example, session['lab.edit_choice'])}",
-                lambda e: lab.edit_argument(e, *session["lab.edit_choice"], session["lab.edit_text"]),
+                lambda e: edits.edit_argument(e, *session["lab.edit_choice"], session["lab.edit_text"]),
             ),
         )
     with respond:
@@ -204,17 +207,17 @@ def edit_controls(example: Example) -> None:
         st.button(
             "Apply the new response",
             key="lab.respond",
-            on_click=lambda: _apply("edited the response", lambda e: lab.edit_response(e, session[RESPONSE])),
+            on_click=lambda: _apply("edited the response", lambda e: edits.edit_response(e, session[RESPONSE])),
         )
 
-    edits = session.get(EDITS, [])
+    done = session.get(EDITS, [])
     if session.get(PROBLEM):
         st.error(session[PROBLEM])
     status, reset = st.columns([5, 1])
     status.markdown(
-        "**Edits:** " + (" → ".join(edits) if edits else "none yet") + f" · gold now: **{example.labels.summary()}**"
+        "**Edits:** " + (" → ".join(done) if done else "none yet") + f" · gold now: **{example.labels.summary()}**"
     )
-    reset.button("Reset", key="lab.reset", on_click=lambda: load(session[BEFORE]), disabled=not edits)
+    reset.button("Reset", key="lab.reset", on_click=lambda: load(session[BEFORE]), disabled=not done)
 
 
 # --- before and after ---------------------------------------------------------------------
@@ -244,7 +247,7 @@ def _poll(jobs: list[Job]) -> None:
 
 
 def show_changes(before: dict[str, DetectorResult], after: dict[str, DetectorResult], methods: Sequence[str]) -> None:
-    frame = lab.score_changes(before, after, [m for m in methods if m in before or m in after])
+    frame = edits.score_changes(before, after, [m for m in methods if m in before or m in after])
     if frame.empty:
         return
     frame["detector"] = frame["detector"].map(lambda name: detectors.spec(name).title)
@@ -269,7 +272,7 @@ def show_highlights(
     if not shown:
         return
     show_gold = st.toggle("Overlay gold labels", key=SHOW_GOLD)
-    st.html(render.legend_html(with_gold=show_gold))
+    st.html(highlights.legend_html(with_gold=show_gold))
     for tab, name in zip(st.tabs([detectors.spec(m).title for m in shown]), shown):
         meanings = detectors.detector_class(name)
         with tab:
@@ -282,9 +285,9 @@ def show_highlights(
                 response, arguments = st.columns(2)
                 response.markdown(f"Response · hallucination {result.hallucination:.2f}")
                 response.html(
-                    render.response_html(example, result, meanings.response_word_meaning, show_gold=show_gold)
+                    highlights.response_html(example, result, meanings.response_word_meaning, show_gold=show_gold)
                 )
                 arguments.markdown(f"Arguments · coverage error {result.coverage:.2f}")
                 arguments.html(
-                    render.arguments_html(example, result, meanings.argument_word_meaning, show_gold=show_gold)
+                    highlights.arguments_html(example, result, meanings.argument_word_meaning, show_gold=show_gold)
                 )

@@ -11,8 +11,9 @@ from typing import NoReturn
 
 import streamlit as st
 
-from explorer.example import Example, LoadResult, parse_jsonl
-from explorer.samples import SAMPLE_DIR, SAMPLE_EXAMPLES
+from explorer.data.example import Example
+from explorer.data.jsonl import LoadResult, parse_jsonl
+from explorer.data.samples import SAMPLE_DIR, SAMPLE_EXAMPLES
 from explorer.ui import editor, state
 from explorer.ui.text import literal
 
@@ -20,7 +21,7 @@ UPLOADS = "uploaded_datasets"
 LINKED_DATASET = "linked_dataset"
 APPLIED_LINK = "applied_link"
 UPLOAD_PREFIX = "upload:"
-INSPECT_PAGE = "views/inspect.py"
+INSPECT_PAGE = "pages/inspect.py"
 
 
 @st.cache_data(show_spinner=False)

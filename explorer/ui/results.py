@@ -7,11 +7,12 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from explorer import detectors, render
+from explorer import detectors
+from explorer.data.example import Example
 from explorer.detectors import DetectorResult
-from explorer.example import Example
-from explorer.jobs import Job
-from explorer.scoring import cached_result, score_example
+from explorer.render import highlights
+from explorer.scoring.jobs import Job
+from explorer.scoring.runner import cached_result, score_example
 from explorer.ui.state import MODEL, get_detector, get_jobs, get_result_cache
 from explorer.ui.text import code, literal
 
@@ -124,21 +125,21 @@ def show_highlights(example: Example, name: str, result: DetectorResult, *, show
     left, right = st.columns(2)
     with left:
         st.markdown(f"**Response** · hallucination {result.hallucination:.2f}")
-        st.html(render.response_html(example, result, detector_class.response_word_meaning, show_gold=show_gold))
+        st.html(highlights.response_html(example, result, detector_class.response_word_meaning, show_gold=show_gold))
     with right:
         st.markdown(f"**Arguments** · coverage error {result.coverage:.2f}")
-        st.html(render.arguments_html(example, result, detector_class.argument_word_meaning, show_gold=show_gold))
+        st.html(highlights.arguments_html(example, result, detector_class.argument_word_meaning, show_gold=show_gold))
 
 
 def show_legend(*, with_gold: bool) -> None:
-    st.html(render.legend_html(with_gold=with_gold))
+    st.html(highlights.legend_html(with_gold=with_gold))
 
 
 def show_side_by_side(example: Example, results: dict[str, DetectorResult], *, show_gold: bool) -> None:
     """Every detector's highlights on the same words, one column each: response, then arguments."""
     sides = (
-        ("hallucination", "response_word_meaning", render.response_html),
-        ("coverage error", "argument_word_meaning", render.arguments_html),
+        ("hallucination", "response_word_meaning", highlights.response_html),
+        ("coverage error", "argument_word_meaning", highlights.arguments_html),
     )
     for score_name, meaning, draw in sides:
         for column, (name, result) in zip(st.columns(len(results)), results.items()):

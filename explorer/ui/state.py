@@ -12,11 +12,12 @@ from pathlib import Path
 import streamlit as st
 
 from explorer import detectors
-from explorer.cache import ResultCache, default_cache_dir
+from explorer.config import cache_dir
+from explorer.data.example import Example
+from explorer.data.samples import load_samples
 from explorer.detectors import Detector
-from explorer.example import Example
-from explorer.jobs import JobRunner
-from explorer.samples import load_samples
+from explorer.scoring.cache import ResultCache
+from explorer.scoring.jobs import JobRunner
 
 CURRENT_EXAMPLE = "current_example"
 METHODS = "methods"
@@ -37,7 +38,7 @@ def get_detector(name: str, model: str = "") -> Detector:
 
 def get_result_cache() -> ResultCache:
     """The cache in the configured folder (`EXPLORER_CACHE_DIR`), one per folder per process."""
-    return _result_cache(default_cache_dir())
+    return _result_cache(cache_dir())
 
 
 @st.cache_resource

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.example import Example
-from explorer.render_claims import trust_html
-from explorer.trust import trust_metrics
+from explorer.data.example import Example
+from explorer.evaluation.trust import trust_metrics
+from explorer.render.claims import trust_html
 
 
 def show_trust(example: Example) -> None:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import detectors, figures, lm, prompts, render, word_links
+from explorer import detectors
+from explorer.data.example import Example
 from explorer.detectors import DetectorResult
-from explorer.example import Example
+from explorer.detectors.ops import word_links
+from explorer.models.language_model import load_tokenizer
+from explorer.render import figures, highlights
+from explorer.text import prompts
 from explorer.ui.state import MODEL
 
 FOLLOW_RESPONSE = "a response word: where does it come from?"
@@ -15,7 +19,7 @@ FOLLOW_ARGUMENT = "an argument word: where is it used?"
 
 @st.cache_resource(show_spinner=False)
 def _tokenizer(model: str):
-    return lm.load_tokenizer(model or None)
+    return load_tokenizer(model or None)
 
 
 def _argument_label(example: Example, result: DetectorResult, index: int) -> str:
@@ -54,9 +58,9 @@ def show_word_map(example: Example, name: str, result: DetectorResult, *, key: s
     meaning = "share of the strongest link (1 = strongest)"
     left, right = st.columns(2)
     with left:
-        st.html(render.response_html(example, linked, meaning))
+        st.html(highlights.response_html(example, linked, meaning))
     with right:
-        st.html(render.arguments_html(example, linked, meaning))
+        st.html(highlights.arguments_html(example, linked, meaning))
     st.caption(
         "Darker = a larger share of the word's salience; shades are relative to the strongest link, "
         "and the chosen word is marked at full strength."

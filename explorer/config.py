@@ -1,0 +1,56 @@
+"""Every path and environment variable the explorer reads, in one place.
+
+Shipped files (sample data, precomputed scores, trained weights, the stop-word list) live
+inside the package under `resources/` and are found through `importlib.resources`, so a plain
+`pip install .` (not only an editable install) has them.
+
+| variable | what | default |
+|---|---|---|
+| `EXPLORER_CACHE_DIR` | result cache and classifiers the user trained | `~/.cache/rag-error-explorer` |
+| `EXPLORER_MODEL_CACHE` | language models converted from GGUF | `<cache>/models` under the home folder |
+| `EXPLORER_SHARED_DATA` | third-party reference data (ArgKP, Perspectrum) | `../shared/data` beside the checkout |
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+APP_NAME = "rag-error-explorer"
+RESOURCES = Path(str(resources.files("explorer") / "resources"))
+SAMPLE_DIR = RESOURCES / "samples"
+SAMPLE_EXAMPLES = SAMPLE_DIR / "examples.jsonl"
+SHIPPED_SCORES = SAMPLE_DIR / "scores"
+STOPWORDS = RESOURCES / "stopwords-english.txt"
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def shipped_weights(method: str) -> Path:
+    """The folder of a learned detector's shipped weights, one subfolder per task."""
+    return RESOURCES / method
+
+
+def cache_dir() -> Path:
+    configured = os.environ.get("EXPLORER_CACHE_DIR")
+    return Path(configured) if configured else Path.home() / ".cache" / APP_NAME
+
+
+def model_cache_dir() -> Path:
+    configured = os.environ.get("EXPLORER_MODEL_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / APP_NAME / "models"
+
+
+def shared_data_dir() -> Path | None:
+    """Third-party reference data: `$EXPLORER_SHARED_DATA`, else `../shared/data` beside the
+    checkout (two levels up from a git worktree under the checkout's parent); None when absent."""
+    configured = os.environ.get("EXPLORER_SHARED_DATA")
+    if configured:
+        return Path(configured)
+    candidates = (CHECKOUT.parent / "shared" / "data", CHECKOUT.parent.parent / "shared" / "data")
+    return next((path for path in candidates if path.is_dir()), None)
+
+
+def offline_hub() -> None:
+    """Models load from local files only: no hub is reachable, and a lookup would hang."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -1,0 +1,105 @@
+"""The error-injection lab: edits of an example, and how detector scores move with them.
+
+Every edit is a pure function from an `Example` to a new one, so the lab can show any
+detector's scores before and after side by side. Edits of the input or the response drop the
+gold labels (they described the text before the edit); the paper's synthetic procedure
+(Chang et al. 2024, §4.2, `explorer.data.synthetic`) sets new ones. Where the example records where
+the response states each argument (`verbalizations`), the edits keep that record pointing at
+the right arguments, so a synthetic hallucination made after other edits still marks its span.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from explorer.data import synthetic
+from explorer.data.example import Example, Labels, Perspective
+from explorer.detectors.base import DetectorResult
+
+drop_argument = synthetic.remove_argument
+
+
+def add_argument(example: Example, perspective: int, text: str, position: int | None = None) -> Example:
+    """`text` as a new argument of `perspective`, last unless `position` says where."""
+    if not text.strip():
+        raise ValueError("the new argument is empty")
+    at = len(example.perspectives[perspective].arguments) if position is None else position
+    return synthetic.insert_argument(example, perspective, at, text.strip())
+
+
+def move_argument(example: Example, perspective: int, argument: int, to_perspective: int) -> Example:
+    """The argument moved to the end of another perspective (the response is unchanged, so a
+    response that voices it for its old side now confuses perspectives)."""
+    if to_perspective == perspective:
+        raise ValueError("the argument is already in that perspective")
+    text = example.perspectives[perspective].arguments[argument]
+    stated = synthetic.verbalizations(example).get((perspective, argument))
+    moved = synthetic.remove_argument(example, perspective, argument)
+    moved = synthetic.insert_argument(moved, to_perspective, len(moved.perspectives[to_perspective].arguments), text)
+    if stated is None:
+        return moved
+    found = synthetic.verbalizations(moved)
+    found[(to_perspective, len(moved.perspectives[to_perspective].arguments) - 1)] = stated
+    return synthetic.with_verbalizations(moved, found)
+
+
+def edit_argument(example: Example, perspective: int, argument: int, text: str) -> Example:
+    """The argument's text replaced; where the response stated the old text is forgotten."""
+    if not text.strip():
+        raise ValueError("the argument text is empty; drop the argument instead")
+    arguments = list(example.perspectives[perspective].arguments)
+    arguments[argument] = text.strip()
+    perspectives = list(example.perspectives)
+    perspectives[perspective] = Perspective(perspectives[perspective].name, tuple(arguments))
+    found = synthetic.verbalizations(example)
+    found.pop((perspective, argument), None)
+    edited = example.replace(perspectives=tuple(perspectives), labels=Labels())
+    return synthetic.with_verbalizations(edited, found) if synthetic.VERBALIZATIONS in example.extra else edited
+
+
+def edit_response(example: Example, response: str) -> Example:
+    """The response replaced; the recorded verbalization spans no longer apply and are dropped."""
+    if not response.strip():
+        raise ValueError("the response is empty")
+    return synthetic.with_verbalizations(example.replace(response=response, labels=Labels()), None)
+
+
+def apply_synthetic(example: Example, error_type: str, pool: synthetic.SparePool, seed: int = 0) -> Example:
+    """The paper's synthetic procedure for one error type; ValueError when it cannot apply."""
+    if error_type == "hallucination":
+        made = synthetic.make_hallucination(example, seed)
+        reason = "every perspective has a single argument, and none may be removed"
+    else:
+        made = synthetic.make_coverage_error(example, pool, seed)
+        reason = f"no unused argument is known for the topic {synthetic.topic_key(example)!r}"
+    if made is None:
+        raise ValueError(f"no synthetic {error_type} error can be made: {reason}")
+    return made
+
+
+def score_names(result: DetectorResult) -> dict[str, float]:
+    """A result's example-level scores by display name."""
+    scores = {"hallucination": result.hallucination, "coverage": result.coverage}
+    scores.update({f"coverage · {name}": value for name, value in result.per_perspective.items()})
+    return scores
+
+
+def score_changes(
+    before: Mapping[str, DetectorResult], after: Mapping[str, DetectorResult], methods: Sequence[str]
+) -> pd.DataFrame:
+    """One row per detector and score: before, after and the change (after - before).
+
+    A score only one side has (a perspective added or removed, a detector still computing on
+    one side) shows with an empty other side and no change.
+    """
+    rows = []
+    for method in methods:
+        old = score_names(before[method]) if method in before else {}
+        new = score_names(after[method]) if method in after else {}
+        for score in dict.fromkeys([*old, *new]):
+            was, now = old.get(score), new.get(score)
+            change = now - was if was is not None and now is not None else None
+            rows.append({"detector": method, "score": score, "before": was, "after": now, "change": change})
+    return pd.DataFrame(rows, columns=["detector", "score", "before", "after", "change"])

@@ -1,0 +1,387 @@
+"""Reading and writing examples as JSON Lines: parsing, validation, per-line errors.
+
+Reading a file never stops at a bad line: each problem becomes a `FormatError` naming the line,
+the field and what is wrong, and every good line is kept. RefChecker-style records
+`{"question", "response", "reference": str | [str]}` are read as one perspective named
+"reference". Unknown fields are kept and written back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explorer.data.example import (
+    AMBIGUOUS_TYPES,
+    KINDS,
+    SPLITS,
+    Example,
+    Labels,
+    Perspective,
+    Span,
+    UncoveredArgument,
+)
+
+_TOP_LEVEL_FIELDS = ("id", "topic", "query", "perspectives", "response", "labels", "split")
+
+
+_LABEL_FIELDS = (
+    "hallucination",
+    "coverage_error",
+    "kind",
+    "ambiguous",
+    "ambiguous_type",
+    "hallucinated_spans",
+    "uncovered",
+)
+
+
+@dataclass(frozen=True)
+class FormatError:
+    """One problem with one input record: where (line, field) and what."""
+
+    field: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line is not None else ""
+        return f"{where}{self.field}: {self.message}" if self.field else f"{where}{self.message}"
+
+
+class InvalidExample(ValueError):
+    """Raised by `parse_example` with every problem found in the record."""
+
+    def __init__(self, errors: list[FormatError]):
+        super().__init__("; ".join(str(error) for error in errors))
+        self.errors = errors
+
+
+@dataclass
+class LoadResult:
+    """Outcome of reading a file: the good examples and one error per problem found."""
+
+    examples: list[Example]
+    errors: list[FormatError]
+    lines_read: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+# json turns an escaped surrogate pair into one character, so any surrogate left is a lone one
+# ("\ud800"): not Unicode text, and encoding it as UTF-8 (cache keys, output files) fails.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def loads(text: str) -> Any:
+    """`json.loads`, with nesting too deep for Python's parser reported as invalid JSON."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("arrays or objects nested too deeply", text, 0) from None
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "number", float: "number", str: "string", list: "list", dict: "object"}.get(
+        type(value), type(value).__name__
+    )
+
+
+class _RecordReader:
+    """Builds one `Example` from a decoded JSON value, collecting every problem on the way."""
+
+    def __init__(self, line: int | None):
+        self.line = line
+        self.errors: list[FormatError] = []
+
+    def problem(self, field_name: str, message: str) -> None:
+        self.errors.append(FormatError(field_name, message, self.line))
+
+    def text(self, record: Mapping, key: str, where: str, *, required: bool) -> str | None:
+        if key not in record or record[key] is None:
+            if required:
+                self.problem(where, "is required")
+            return None
+        value = record[key]
+        if not isinstance(value, str):
+            self.problem(where, f"must be a string, got {_type_name(value)}")
+            return None
+        if required and not value.strip():
+            self.problem(where, "must not be empty")
+            return None
+        if not self.unicode(value, where):
+            return None
+        return value
+
+    def unicode(self, value: str, where: str) -> bool:
+        surrogate = _SURROGATE.search(value)
+        if surrogate:
+            self.problem(
+                where,
+                f"holds a lone surrogate \\u{ord(surrogate.group()):04x} at character {surrogate.start()}, "
+                "which is not Unicode text",
+            )
+        return surrogate is None
+
+    def boolean(self, record: Mapping, key: str, where: str) -> bool | None:
+        value = record.get(key)
+        if value is not None and not isinstance(value, bool):
+            self.problem(where, f"must be true or false, got {_type_name(value)}")
+            return None
+        return value
+
+    def choice(self, record: Mapping, key: str, where: str, allowed: tuple[str, ...]) -> str | None:
+        value = record.get(key)
+        if value is not None and value not in allowed:
+            self.problem(where, f"must be one of {', '.join(allowed)}, got {json.dumps(value, ensure_ascii=False)}")
+            return None
+        return value
+
+    def spans(self, value: Any, where: str, text: str | None) -> tuple[Span, ...]:
+        if not isinstance(value, list):
+            self.problem(where, f"must be a list of [start, end] pairs, got {_type_name(value)}")
+            return ()
+        spans = []
+        for i, span in enumerate(value):
+            here = f"{where}[{i}]"
+            if (
+                not isinstance(span, list)
+                or len(span) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)
+            ):
+                self.problem(here, f"must be a pair of integers [start, end], got {json.dumps(span)}")
+                continue
+            start, end = span
+            if text is not None and not 0 <= start < end <= len(text):
+                self.problem(here, f"[{start}, {end}] is not a non-empty span inside a text of {len(text)} characters")
+                continue
+            spans.append((start, end))
+        return tuple(spans)
+
+    def perspectives(self, record: Mapping) -> tuple[Perspective, ...]:
+        value = record.get("perspectives")
+        if value is None:
+            self.problem("perspectives", "is required")
+            return ()
+        if not isinstance(value, list):
+            self.problem("perspectives", f"must be a list, got {_type_name(value)}")
+            return ()
+        if not value:
+            self.problem("perspectives", "needs at least one perspective")
+            return ()
+        perspectives = []
+        seen_names: dict[str, int] = {}
+        for p, item in enumerate(value):
+            where = f"perspectives[{p}]"
+            if not isinstance(item, dict):
+                self.problem(where, f"must be an object with name and arguments, got {_type_name(item)}")
+                continue
+            name = self.text(item, "name", f"{where}.name", required=False)
+            if name is None or not name.strip():
+                name = f"perspective {p + 1}"
+            if name in seen_names:
+                self.problem(f"{where}.name", f"{name!r} is already the name of perspectives[{seen_names[name]}]")
+            seen_names.setdefault(name, p)
+            arguments = item.get("arguments")
+            if not isinstance(arguments, list):
+                self.problem(f"{where}.arguments", f"must be a list of strings, got {_type_name(arguments)}")
+                continue
+            if not arguments:
+                self.problem(f"{where}.arguments", "a perspective needs at least one argument")
+            texts = []
+            for a, argument in enumerate(arguments):
+                if not isinstance(argument, str):
+                    self.problem(f"{where}.arguments[{a}]", f"must be a string, got {_type_name(argument)}")
+                elif not argument.strip():
+                    self.problem(f"{where}.arguments[{a}]", "must not be empty")
+                elif self.unicode(argument, f"{where}.arguments[{a}]"):
+                    texts.append(argument)
+            perspectives.append(Perspective(name, tuple(texts)))
+        return tuple(perspectives)
+
+    def labels(self, record: Mapping, response: str | None, perspectives: tuple[Perspective, ...]) -> Labels:
+        value = record.get("labels")
+        if value is None:
+            return Labels()
+        if not isinstance(value, dict):
+            self.problem("labels", f"must be an object, got {_type_name(value)}")
+            return Labels()
+        hallucinated = self.spans(value.get("hallucinated_spans", []), "labels.hallucinated_spans", response)
+        return Labels(
+            hallucination=self.boolean(value, "hallucination", "labels.hallucination"),
+            coverage_error=self.boolean(value, "coverage_error", "labels.coverage_error"),
+            kind=self.choice(value, "kind", "labels.kind", KINDS),
+            ambiguous=self.boolean(value, "ambiguous", "labels.ambiguous"),
+            ambiguous_type=self.choice(value, "ambiguous_type", "labels.ambiguous_type", AMBIGUOUS_TYPES),
+            hallucinated_spans=hallucinated,
+            uncovered=self.uncovered(value.get("uncovered", []), perspectives),
+            extra={k: v for k, v in value.items() if k not in _LABEL_FIELDS},
+        )
+
+    def uncovered(self, value: Any, perspectives: tuple[Perspective, ...]) -> tuple[UncoveredArgument, ...]:
+        if not isinstance(value, list):
+            self.problem("labels.uncovered", f"must be a list, got {_type_name(value)}")
+            return ()
+        found = []
+        for i, item in enumerate(value):
+            where = f"labels.uncovered[{i}]"
+            if not isinstance(item, dict):
+                self.problem(where, f"must be an object with perspective and argument, got {_type_name(item)}")
+                continue
+            p, a = item.get("perspective"), item.get("argument")
+            if not all(isinstance(x, int) and not isinstance(x, bool) for x in (p, a)):
+                self.problem(where, "perspective and argument must be integer indices")
+                continue
+            if not 0 <= p < len(perspectives) or not 0 <= a < len(perspectives[p].arguments):
+                self.problem(where, f"there is no argument {a} in perspective {p}")
+                continue
+            spans = None
+            if "spans" in item and item["spans"] is not None:
+                spans = self.spans(item["spans"], f"{where}.spans", perspectives[p].arguments[a])
+            found.append(UncoveredArgument(p, a, spans))
+        return tuple(found)
+
+
+def _is_refchecker(record: Mapping) -> bool:
+    return "perspectives" not in record and "reference" in record and "question" in record
+
+
+def _from_refchecker(record: Mapping, line: int | None) -> dict[str, Any]:
+    """Map `{"question", "response", "reference"}` onto the native format."""
+    references = record["reference"]
+    native = {k: v for k, v in record.items() if k not in ("question", "reference")}
+    native["query"] = record["question"]
+    native["perspectives"] = [
+        {"name": "reference", "arguments": [references] if isinstance(references, str) else references}
+    ]
+    if "id" not in native:
+        native["id"] = f"line-{line}" if line is not None else "example"
+    return native
+
+
+def _refchecker_field(native: str, reference_is_text: bool) -> str:
+    """A mapped field's name as the RefChecker record spells it, e.g. `reference[2]`."""
+    if native == "query":
+        return "question"
+    arguments = "perspectives[0].arguments"
+    if not native.startswith(arguments):
+        return native
+    rest = native.removeprefix(arguments)
+    return "reference" + ("" if reference_is_text and rest == "[0]" else rest)
+
+
+def parse_example(record: Any, *, line: int | None = None) -> Example:
+    """Build an `Example` from one decoded JSON value, or raise `InvalidExample`."""
+    reader = _RecordReader(line)
+    if not isinstance(record, dict):
+        reader.problem("", f"expected a JSON object, got {_type_name(record)}")
+        raise InvalidExample(reader.errors)
+    if _is_refchecker(record):
+        reference_is_text = isinstance(record["reference"], str)
+        try:
+            return parse_example(_from_refchecker(record, line), line=line)
+        except InvalidExample as invalid:
+            # Problems name the fields the user wrote, not those of the native format.
+            raise InvalidExample(
+                [dataclasses.replace(e, field=_refchecker_field(e.field, reference_is_text)) for e in invalid.errors]
+            ) from None
+    example_id = reader.text(record, "id", "id", required=True)
+    query = reader.text(record, "query", "query", required=True)
+    response = reader.text(record, "response", "response", required=True)
+    perspectives = reader.perspectives(record)
+    labels = reader.labels(record, response, perspectives)
+    topic = reader.text(record, "topic", "topic", required=False)
+    split = reader.choice(record, "split", "split", SPLITS)
+    if reader.errors:
+        raise InvalidExample(reader.errors)
+    return Example(
+        id=example_id,
+        query=query,
+        perspectives=perspectives,
+        response=response,
+        topic=topic,
+        labels=labels,
+        split=split,
+        extra={k: v for k, v in record.items() if k not in _TOP_LEVEL_FIELDS},
+    )
+
+
+def validate(example: Example) -> list[FormatError]:
+    """Problems with an example built in code (e.g. by the app's editor)."""
+    try:
+        parse_example(example.to_dict())
+    except InvalidExample as invalid:
+        return invalid.errors
+    return []
+
+
+def _lines(source: str | bytes | Path) -> Iterator[tuple[int, bytes]]:
+    data = Path(source).read_bytes() if isinstance(source, Path) else source
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    # Split on \n only: \r\n leaves a \r that json ignores as whitespace, and a U+2028 inside a
+    # string must not cut a record in two (str.splitlines would).
+    yield from enumerate(data.split(b"\n"), start=1)
+
+
+def parse_jsonl(source: str | bytes | Path) -> LoadResult:
+    """Read JSON Lines from a path, bytes or text; keep every good line, report every bad one."""
+    result = LoadResult(examples=[], errors=[])
+    first_line_of: dict[str, int] = {}
+    for number, raw in _lines(source):
+        if not raw.strip():
+            continue
+        result.lines_read += 1
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            # Windows PowerShell's `>` writes UTF-16 with a byte order mark.
+            hint = "; the file is UTF-16, save it as UTF-8" if number == 1 and raw.startswith(_UTF16_BOMS) else ""
+            result.errors.append(
+                FormatError(
+                    "", f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1}){hint}", number
+                )
+            )
+            continue
+        try:
+            record = loads(text)
+        except json.JSONDecodeError as error:
+            result.errors.append(FormatError("", f"invalid JSON: {error.msg} (column {error.colno})", number))
+            continue
+        try:
+            example = parse_example(record, line=number)
+        except InvalidExample as invalid:
+            result.errors.extend(invalid.errors)
+            continue
+        if example.id in first_line_of:
+            result.errors.append(
+                FormatError("id", f"{example.id!r} was already used on line {first_line_of[example.id]}", number)
+            )
+            continue
+        first_line_of[example.id] = number
+        result.examples.append(example)
+    return result
+
+
+def dumps(example: Example) -> str:
+    return json.dumps(example.to_dict(), ensure_ascii=False)
+
+
+def write_jsonl(examples: Iterable[Example], path: Path) -> None:
+    with Path(path).open("w", encoding="utf-8") as out:
+        for example in examples:
+            out.write(dumps(example) + "\n")
+
+
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")

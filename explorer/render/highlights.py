@@ -1,0 +1,134 @@
+"""HTML highlights of word-level scores, free of Streamlit.
+
+The same functions draw the app's views and the exported HTML report. Every piece of user
+text goes through `html.escape` and styles are inline, so an example holding `<script>` or
+`<img onerror=...>` shows as text wherever the HTML is shown.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+from collections.abc import Sequence
+from functools import lru_cache
+
+from plotly.colors import sample_colorscale, unlabel_rgb
+
+from explorer.data.example import Example, Span
+from explorer.detectors.base import DetectorResult
+
+# One sequential scale for every detector and both error types, so highlights compare at a
+# glance. It stops at red-orange (YlOrRd's darkest reds hide dark text).
+COLORSCALE = [[0.0, "rgb(255,237,160)"], [0.5, "rgb(253,141,60)"], [1.0, "rgb(227,26,28)"]]
+_DARK_TEXT_FROM = 0.3
+
+WordSpan = tuple[int, int, float]
+
+
+@lru_cache(maxsize=1024)
+def _color(score: float, alpha: float) -> str:
+    red, green, blue = unlabel_rgb(sample_colorscale(COLORSCALE, [score])[0])
+    return f"rgba({int(red)},{int(green)},{int(blue)},{alpha * score:.3f})"
+
+
+def score_color(score: float, alpha: float = 0.9) -> str:
+    """Background for an error score in [0, 1]: transparent at 0, red-orange at 1."""
+    return _color(round(min(max(score, 0.0), 1.0), 3), alpha)
+
+
+def _cuts(text: str, words: Sequence[WordSpan], gold: Sequence[Span]) -> list[int]:
+    points = {0, len(text)}
+    for start, end, _ in words:
+        points.update((start, end))
+    for start, end in gold:
+        points.update((start, end))
+    return sorted(p for p in points if 0 <= p <= len(text))
+
+
+def highlight(text: str, words: Sequence[WordSpan], *, gold: Sequence[Span] = (), meaning: str = "") -> str:
+    """`text` as escaped HTML, each scored word shaded by its score, gold spans underlined.
+
+    `words` are `(start, end, score)` character spans; hovering a word shows its score and
+    `meaning` (what a score of 1 says for this detector and side).
+    """
+    ordered = sorted(words)
+    starts = [start for start, _, _ in ordered]
+    parts = []
+    cuts = _cuts(text, words, gold)
+    for left, right in zip(cuts, cuts[1:]):
+        piece = html.escape(text[left:right])
+        index = bisect.bisect_right(starts, left) - 1
+        word = ordered[index] if index >= 0 and right <= ordered[index][1] else None
+        in_gold = any(s <= left and right <= e for s, e in gold)
+        style = []
+        attributes = ""
+        if word is not None:
+            start, end, score = word
+            style.append(f"background:{score_color(score)}")
+            style.append("border-bottom:1px dotted rgba(128,128,128,0.8)")
+            if score >= _DARK_TEXT_FROM:
+                style.append("color:#111")
+            tip = f"{text[start:end]}: {score:.2f}" + (f" ({meaning})" if meaning else "")
+            attributes = f' title="{html.escape(tip)}" data-score="{score:.4f}"'
+        if in_gold:
+            style.append("text-decoration:underline 2px #2563eb")
+            style.append("text-underline-offset:3px")
+            attributes += ' data-gold="1"'
+        if style or attributes:
+            parts.append(f'<span style="{";".join(style)}"{attributes}>{piece}</span>')
+        else:
+            parts.append(piece)
+    return f'<div style="white-space:pre-wrap;line-height:1.9">{"".join(parts)}</div>'
+
+
+def response_html(example: Example, result: DetectorResult, meaning: str, *, show_gold: bool = False) -> str:
+    words = [(w.start, w.end, w.score) for w in result.response_words]
+    gold = example.labels.hallucinated_spans if show_gold else ()
+    return highlight(example.response, words, gold=gold, meaning=meaning)
+
+
+def _gold_argument_spans(example: Example, perspective: int, argument: int) -> tuple[Span, ...]:
+    spans: list[Span] = []
+    for uncovered in example.labels.uncovered:
+        if (uncovered.perspective, uncovered.argument) == (perspective, argument):
+            text = example.perspectives[perspective].arguments[argument]
+            spans.extend(uncovered.spans if uncovered.spans is not None else [(0, len(text))])
+    return tuple(spans)
+
+
+def arguments_html(example: Example, result: DetectorResult, meaning: str, *, show_gold: bool = False) -> str:
+    """Each perspective with its coverage error score, then its arguments highlighted."""
+    blocks = []
+    for p, perspective in enumerate(example.perspectives):
+        score = result.per_perspective.get(perspective.name)
+        badge = "" if score is None else f' <span style="opacity:0.75">coverage error {score:.2f}</span>'
+        items = []
+        for a, argument in enumerate(perspective.arguments):
+            words = [(w.start, w.end, w.score) for w in result.argument_word_scores(p, a)]
+            gold = _gold_argument_spans(example, p, a) if show_gold else ()
+            items.append(f"<li>{highlight(argument, words, gold=gold, meaning=meaning)}</li>")
+        blocks.append(
+            f'<div style="margin-bottom:0.6em"><b>{html.escape(perspective.name)}</b>{badge}'
+            f'<ol style="margin:0.2em 0 0 0">{"".join(items)}</ol></div>'
+        )
+    return "".join(blocks)
+
+
+def legend_html(*, with_gold: bool = False) -> str:
+    stops = ", ".join(score_color(x / 10) for x in range(11))
+    gold = (
+        '<span style="margin-left:1.5em;text-decoration:underline 2px #2563eb;'
+        'text-underline-offset:3px">gold error span</span>'
+        if with_gold
+        else ""
+    )
+    return (
+        '<div style="display:flex;align-items:center;gap:0.5em;font-size:0.85em">'
+        "<span>0 = no sign of error</span>"
+        f'<span style="display:inline-block;width:12em;height:0.9em;background:linear-gradient(to right, {stops});'
+        'border:1px solid rgba(128,128,128,0.5)"></span>'
+        "<span>1 = likely error</span>"
+        '<span style="margin-left:1.5em;border-bottom:1px dotted rgba(128,128,128,0.8)">scored word</span>'
+        '<span style="opacity:0.75">(stop words are not scored)</span>'
+        f"{gold}</div>"
+    )

@@ -1,0 +1,132 @@
+"""Every prompt a language model sees, built in one place, with character offsets.
+
+Chang et al. 2024 give the model its input as curly-braces key-value pairs (Appendix A). The
+NPOV task prompt here is the query, then each perspective's arguments:
+
+    Write a neutral answer to the query that states every argument below and adds nothing else.
+    {query: Should schools require uniforms?}
+    {pro: {Uniforms reduce bullying.} {They save families money.}}
+    {con: {They limit self-expression.}}
+
+It is wrapped in the model's chat template when the tokenizer has one (the response is then
+the assistant turn), else followed by a blank line. Each argument's character span in the final
+text is recorded, so salience can map prompt tokens back to argument words exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explorer.data.example import Example
+
+NPOV_INSTRUCTION = "Write a neutral answer to the query that states every argument below and adds nothing else."
+
+
+@dataclass(frozen=True)
+class ArgumentSpan:
+    perspective: int
+    argument: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """Prompt text and where each argument sits in it (`text[start:end]` is the argument)."""
+
+    text: str
+    arguments: tuple[ArgumentSpan, ...]
+
+
+class _Builder:
+    def __init__(self):
+        self.parts: list[str] = []
+        self.length = 0
+        self.arguments: list[ArgumentSpan] = []
+
+    def add(self, text: str) -> None:
+        self.parts.append(text)
+        self.length += len(text)
+
+    def add_argument(self, perspective: int, argument: int, text: str) -> None:
+        self.arguments.append(ArgumentSpan(perspective, argument, self.length, self.length + len(text)))
+        self.add(text)
+
+
+def curly_braces_arguments(example: Example) -> Prompt:
+    """The query and arguments as curly-braces key-value lines (no instruction, no template)."""
+    builder = _Builder()
+    builder.add(f"{{query: {example.query}}}")
+    for p, perspective in enumerate(example.perspectives):
+        builder.add(f"\n{{{perspective.name}:")
+        for a, argument in enumerate(perspective.arguments):
+            builder.add(" {")
+            builder.add_argument(p, a, argument)
+            builder.add("}")
+        builder.add("}")
+    return Prompt("".join(builder.parts), tuple(builder.arguments))
+
+
+def wrap_in_chat(tokenizer, content: Prompt) -> Prompt:
+    """`content` as the user turn of the tokenizer's chat template, ready for the answer.
+
+    Without a chat template the content is followed by a blank line. Argument spans move with
+    the content: the template is required to copy the user text verbatim.
+    """
+    if getattr(tokenizer, "chat_template", None):
+        text = tokenizer.apply_chat_template(
+            [{"role": "user", "content": content.text}], add_generation_prompt=True, tokenize=False
+        )
+        offset = text.rfind(content.text)
+        if offset < 0:
+            raise ValueError("the model's chat template does not copy the user message verbatim")
+    else:
+        text, offset = content.text + "\n\n", 0
+    moved = tuple(ArgumentSpan(s.perspective, s.argument, s.start + offset, s.end + offset) for s in content.arguments)
+    return Prompt(text, moved)
+
+
+def npov_prompt(example: Example, tokenizer) -> Prompt:
+    """The task prompt whose answer is the example's response (salience teacher-forces it)."""
+    arguments = curly_braces_arguments(example)
+    shift = len(NPOV_INSTRUCTION) + 1
+    content = Prompt(
+        f"{NPOV_INSTRUCTION}\n{arguments.text}",
+        tuple(ArgumentSpan(s.perspective, s.argument, s.start + shift, s.end + shift) for s in arguments.arguments),
+    )
+    return wrap_in_chat(tokenizer, content)
+
+
+# Chang et al. 2024 (§3.3) train one prompt-tuned classifier per error type on curly-braces input.
+# The question asks for the error-free answer, so "Yes" means no error and P("No") is the error score.
+CLASSIFIER_QUESTIONS = {
+    "hallucination": "Does the response state only the arguments above, adding no other argument or fact? "
+    "Answer Yes or No.",
+    "coverage": "Does the response state every argument above? Answer Yes or No.",
+}
+# "Yes" and "No" are single tokens for SmolLM2 right after the chat template's
+# "<|im_start|>assistant\n" (" YES" would be two), so one next-token distribution scores them.
+CLASSIFIER_LABELS = ("Yes", "No")
+
+
+def classifier_prompt(example: Example, tokenizer, task: str) -> Prompt:
+    """The classifier's input for one error type, ending where the label token comes next.
+
+    The query and each perspective's arguments in curly braces (as in the NPOV prompt), then
+    `{response: ...}`, then the task's question, as the user turn of the chat template:
+
+        {query: Should schools require uniforms?}
+        {pro: {Uniforms reduce bullying.} {They save families money.}}
+        {con: {They limit self-expression.}}
+        {response: Uniforms cut bullying and costs, critics say they limit self-expression.}
+        Does the response state every argument above? Answer Yes or No.
+
+    The paper does not print its classifier input; the question (so that an instruction-tuned
+    model starts from a sensible prior) and putting the response after the arguments are ours.
+    To score one perspective's coverage, pass the example with only that perspective.
+    """
+    arguments = curly_braces_arguments(example)
+    content = Prompt(
+        f"{arguments.text}\n{{response: {example.response}}}\n{CLASSIFIER_QUESTIONS[task]}", arguments.arguments
+    )
+    return wrap_in_chat(tokenizer, content)

@@ -1,0 +1,54 @@
+"""`explorer train`: one protocol for every learned detector's trainer.
+
+A learned detector names its trainer in its `DetectorSpec` (`trainer="module:Class"`); the CLI
+finds it there (`explorer.detectors.trainer(name)`), so a new learned detector needs its
+detector module, its trainer module and one registry entry.
+
+Every trainer fits one error type (`task`) on error-free and synthetic examples of the train
+split (`explorer.training.data.training_examples`), chooses what it chooses (steps,
+regularization) on the dev split, and returns the model with its `training.json` record
+(`explorer.training.data.training_record`); `save` writes both where the detector finds them
+(`explorer.models.trained`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from explorer.data.example import Example
+
+
+class TrainingInputError(ValueError):
+    """The data, model or options cannot be trained on: a usage error, not a crash."""
+
+
+@dataclass(frozen=True)
+class TrainingRequest:
+    """What `explorer train` asks of a trainer. `steps` holds only the step options the user gave
+    (`steps`, `batch_size`, `learning_rate`, `eval_every`); the trainer's defaults fill the rest."""
+
+    task: str
+    train_set: Sequence[Example]
+    dev_set: Sequence[Example]
+    dev_is_held_out: bool
+    model: str | None = None
+    seed: int = 0
+    steps: Mapping[str, Any] = field(default_factory=dict)
+    log: Callable[[str], None] = print
+
+
+class Trainer(Protocol):
+    """Fits one learned detector for one error type."""
+
+    # None when the trainer takes gradient steps; else why `--steps` and its kin do not apply.
+    no_step_options: str | None
+
+    def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
+        """Fit the model; returns it with its training record. Bad data or a missing model
+        raise `TrainingInputError`."""
+
+    def save(self, model: Any, record: Mapping[str, Any], out: Path) -> None:
+        """Write the model and `training.json` to folder `out`."""

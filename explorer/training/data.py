@@ -1,0 +1,139 @@
+"""What the learned classifiers train on (Chang et al. 2024, §4.2): error-free examples and
+synthetic errors, with one binary target per error type; and where trained classifiers are kept.
+
+For the hallucination classifier a synthetic coverage error is a negative (it has no
+hallucination), and vice versa. Organic errors are never training data: the paper keeps them
+for testing, and ambiguous examples have no clear target.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from explorer.data.example import Example
+from explorer.data.labels import has_error, is_error_free
+from explorer.models.trained import TRAINING_FILE
+
+SYNTHETIC_KINDS = ("synthetic", "synthetic_paraphrased")
+
+
+def training_examples(examples: Sequence[Example], splits: Sequence[str]) -> list[Example]:
+    """Error-free and synthetic examples of the given splits."""
+    return [
+        e
+        for e in examples
+        if e.split in splits
+        and e.labels.hallucination is not None
+        and e.labels.coverage_error is not None
+        and (is_error_free(e.labels) or e.labels.kind in SYNTHETIC_KINDS)
+    ]
+
+
+def target(example: Example, task: str) -> int:
+    """1 when the example has an error of type `task`, else 0."""
+    return int(has_error(example.labels, task))
+
+
+def data_digest(examples: Sequence[Example], task: str) -> str:
+    """sha256 of what a classifier learns from: each example's content and target, in order."""
+    digest = hashlib.sha256()
+    for example in examples:
+        digest.update(f"{example.content_hash()} {target(example, task)}\n".encode())
+    return digest.hexdigest()
+
+
+def training_record(
+    task: str,
+    model: str,
+    train_set: Sequence[Example],
+    dev_set: Sequence[Example],
+    *,
+    dev_is_held_out: bool,
+    dev_roc_auc: Sequence,
+    started: float,
+    **specific: Any,
+) -> dict[str, Any]:
+    """The `training.json` fields every learned classifier records, then its own (`specific`):
+    what it fits, on what data (sha256 of `data_digest`), the dev ROC AUC as training went,
+    and the seconds since `started` (a `time.monotonic()` value)."""
+    return {
+        "task": task,
+        "model": model,
+        "train_examples": len(train_set),
+        "train_data_sha256": data_digest(train_set, task),
+        "dev_examples": len(dev_set),
+        "dev_is_held_out": dev_is_held_out,
+        "dev_roc_auc": list(dev_roc_auc),
+        **specific,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def torch_training(settings: Any, losses: Sequence[tuple[int, float]], kept_step: int) -> dict[str, Any]:
+    """The record fields of a classifier trained by gradient steps: settings, loss by step, the
+    step kept, and the torch build and threads (CPU timings depend on both)."""
+    import torch
+
+    return {
+        "settings": dataclasses.asdict(settings),
+        "loss": list(losses),
+        "kept_step": kept_step,
+        "threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+    }
+
+
+class BestOnDev:
+    """The dev ROC AUC of a model trained by gradient steps, step by step, with a copy of its
+    trainable parameters at the best step so far (a tie goes to the later step)."""
+
+    def __init__(self, model, dev_size: int, log: Callable[[str], None]):
+        self.model = model
+        self.dev_size = dev_size
+        self.log = log
+        self.aucs: list[tuple[int, float | None]] = []
+        self._best: tuple[float, int, dict[str, Any]] | None = None
+
+    def record(self, step: int, auc: float | None) -> None:
+        self.aucs.append((step, auc))
+        self.log(f"step {step}: dev ROC AUC {'n/a' if auc is None else f'{auc:.3f}'} ({self.dev_size} examples)")
+        if auc is not None and (self._best is None or auc >= self._best[0]):
+            trainable = {name: p.detach().clone() for name, p in self.model.named_parameters() if p.requires_grad}
+            self._best = (auc, step, trainable)
+
+    def keep_best(self, last_step: int) -> int:
+        """Put the best step's parameters back into the model; returns the step kept
+        (`last_step` when no dev AUC could be computed)."""
+        import torch
+
+        if self._best is None:
+            return last_step
+        _, step, kept = self._best
+        with torch.no_grad():
+            for name, parameter in self.model.named_parameters():
+                if name in kept:
+                    parameter.copy_(kept[name])
+        return step
+
+
+def write_record(record: Mapping[str, Any], out: Path) -> None:
+    """Write a trained classifier's training record beside its weights."""
+    (Path(out) / TRAINING_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def save_peft(model, record: Mapping[str, Any], out: Path) -> None:
+    """Write a PEFT model's trained weights (adapter or soft prompt) and its record to folder `out`."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    # PEFT records the base model's local path; the record's identity names it on any machine.
+    model.peft_config["default"].base_model_name_or_path = record["model"]
+    model.save_pretrained(out, save_embedding_layers=False)
+    # PEFT's model-card template says nothing about this model; training.json does.
+    (out / "README.md").unlink(missing_ok=True)
+    write_record(record, out)

@@ -1,0 +1,62 @@
+"""The claim view and trust metrics on the Inspect page, driven through Streamlit's AppTest."""
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.helpers import ROOT
+
+APP = str(ROOT / "app.py")
+HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def app():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def html_bodies(at) -> str:
+    return "\n".join(element.proto.body for element in at.get("html"))
+
+
+def figures(at) -> list[str]:
+    return [element.proto.spec for element in at.get("plotly_chart")]
+
+
+def test_claim_view_and_trust_metrics_show_for_the_opening_sample(app):
+    assert [s.value for s in app.subheader][-2:] == ["Claims", "Faithfulness and trust"]
+    body = html_bodies(app)
+    assert "<b>strict</b>" in body and "<b>soft</b>" in body and "<b>major</b>" in body
+    assert 'data-claim="0"' in body and "data-claim-card=" in body
+    assert "K-F1++" in body and "trust trap" in body
+    (spec,) = figures(app)
+    heatmap = json.loads(spec)["data"][0]
+    assert heatmap["type"] == "heatmap" and "similarity" in heatmap["customdata"][0][0]
+
+
+def test_a_perspective_confusion_sample_is_flagged_with_its_evidence(app):
+    app.selectbox(key="inspect.sample").select("sugar-tax-perspective-confusion").run()
+    assert not app.exception
+    body = html_bodies(app)
+    assert "perspective confusion</span>: <b>C6</b> voices the pro argument <b>pro 2</b>" in body
+    assert "inside the con part" in body and "coverage error</span>: <b>pro 2</b>" in body
+
+
+def test_pasted_html_is_escaped_in_claims_matrix_and_trust(app):
+    record = {
+        "id": "hostile",
+        "query": HOSTILE,
+        "perspectives": [{"name": HOSTILE, "arguments": [HOSTILE + " Taxes cut sugar intake."]}],
+        "response": HOSTILE + " Taxes cut sugar intake. Something else entirely.",
+    }
+    app.text_area(key="inspect.paste").set_value(json.dumps(record)).run()
+    app.button(key="inspect.paste_load").click().run()
+    assert not app.exception
+    body = html_bodies(app)
+    assert "<script" not in body and "<img" not in body and "&lt;script&gt;" in body
+    (spec,) = figures(app)
+    assert "<script" not in spec and "<img" not in spec and "&lt;script&gt;" in spec

@@ -1,0 +1,96 @@
+"""The Inspect page, driven through Streamlit's AppTest (no browser)."""
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.data.samples import load_samples
+from explorer.ui.text import literal
+from tests.helpers import ROOT
+
+APP = str(ROOT / "app.py")
+HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)>"
+
+
+@pytest.fixture
+def app():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def html_bodies(at) -> str:
+    return "\n".join(element.proto.body for element in at.get("html"))
+
+
+def paste(at, record) -> None:
+    at.text_area(key="inspect.paste").set_value(json.dumps(record)).run()
+    at.button(key="inspect.paste_load").click().run()
+
+
+def test_opens_on_a_sample_with_scores_and_highlights(app):
+    first = load_samples()[0]
+    assert app.subheader[0].value == first.query
+    assert "data-score=" in html_bodies(app)
+    assert len(app.dataframe) == 1
+
+
+def test_picking_a_sample_shows_it(app):
+    last = load_samples()[-1]
+    app.selectbox(key="inspect.sample").select(last.id).run()
+    assert not app.exception
+    assert app.subheader[0].value == last.query
+    assert app.text_area(key="inspect.response").value == last.response
+
+
+def test_pasted_html_and_script_show_as_text(app):
+    paste(
+        app,
+        {
+            "id": HOSTILE,
+            "topic": HOSTILE,
+            "query": HOSTILE,
+            "perspectives": [{"name": HOSTILE, "arguments": [HOSTILE]}],
+            "response": HOSTILE + " extra words",
+        },
+    )
+    assert not app.exception
+    body = html_bodies(app)
+    assert "<script" not in body and "<img" not in body
+    assert "&lt;script&gt;" in body
+    assert app.subheader[0].value == literal(HOSTILE)  # escaped: st.subheader renders markdown
+
+
+def test_refchecker_record_can_be_pasted(app):
+    paste(
+        app,
+        {
+            "question": "Is tea healthy?",
+            "response": "Tea has antioxidants.",
+            "reference": ["Tea contains antioxidants."],
+        },
+    )
+    assert not app.exception
+    assert app.subheader[0].value == "Is tea healthy?"
+    assert app.text_input(key="inspect.p0.name").value == "reference"
+
+
+def test_invalid_paste_names_the_problem_and_keeps_the_current_example(app):
+    before = app.subheader[0].value
+    paste(app, {"id": "x", "query": "Q?", "perspectives": [], "response": "R"})
+    assert any("perspectives: needs at least one perspective" in e.value for e in app.error)
+    assert app.subheader[0].value == before
+
+
+def test_editing_perspectives_rescored_and_validated(app):
+    app.button(key="inspect.add").click().run()
+    assert not app.exception
+    assert any("a perspective needs at least one argument" in e.value for e in app.error)
+    new_id = app.session_state["inspect.perspective_ids"][-1]
+    app.text_area(key=f"inspect.p{new_id}.arguments").set_value("Bananas are yellow.").run()
+    assert not app.error
+    assert "Bananas" in html_bodies(app)
+    app.button(key=f"inspect.p{new_id}.remove").click().run()
+    assert "Bananas" not in html_bodies(app)
