@@ -157,15 +157,14 @@ def main(argv=None) -> int:
     )
     print(f"{'detector':<22} {'strict mAP':>10} {'relaxed mAP':>11} {'seconds':>8}")
     for name in args.methods:
-        options = {"model": args.model} if args.model and detectors.spec(name).uses_model else {}
         started = time.perf_counter()
-        detector = detectors.create(name, **options)
+        detector = detectors.create(name, model=args.model)
         scores, failures = match_scores(detector, pairs, cache)
         merged = with_labels(best_key_points(pairs, scores), labels)
         strict = mean_average_precision(merged, "label_strict")
         relaxed = mean_average_precision(merged, "label_relaxed")
         note = f"  ({failures} pairs could not be scored: counted as 0)" if failures else ""
-        print(f"{detector.title:<22} {strict:>10.3f} {relaxed:>11.3f} {time.perf_counter() - started:>8.1f}{note}")
+        print(f"{detectors.spec(name).title:<22} {strict:>10.3f} {relaxed:>11.3f} {time.perf_counter() - started:>8.1f}{note}")
     return 0
 
 

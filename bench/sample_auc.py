@@ -68,7 +68,7 @@ def main(argv=None) -> int:
     print(f"sample data, {args.split} split: {len(examples)} examples")
     for error in ERRORS:
         print(f"\n{error} ROC AUC")
-        print(f"{'slice':<26}{'pos':>4}{'neg':>5}" + "".join(f"{d.title:>20}" for d in chosen))
+        print(f"{'slice':<26}{'pos':>4}{'neg':>5}" + "".join(f"{detectors.spec(d.name).title:>20}" for d in chosen))
         for name, (positives, negatives) in slices(examples, error).items():
             if not positives or not negatives:
                 continue

@@ -61,9 +61,8 @@ def build_detectors(names: Sequence[str], model: str | None) -> list[detectors.D
     """
     chosen = []
     for name in names:
-        options = {"model": model} if model and detectors.spec(name).uses_model else {}
         try:
-            chosen.append(detectors.create(name, **options))
+            chosen.append(detectors.create(name, model=model))
         except (detectors.DetectorError, FileNotFoundError) as error:
             raise CliError(f"{name}: {error}", EXIT_USAGE) from error
     return chosen

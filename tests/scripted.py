@@ -21,10 +21,7 @@ from explorer.evaluation.word_level import argument_word_labels, response_word_l
 
 class ScriptedDetector(Detector):
     name = "scripted"
-    title = "Scripted"
     version = "1"
-    response_word_meaning = "1 = scripted"
-    argument_word_meaning = "1 = scripted"
     word_noise = 0.0
     seconds_per_example = 0.0
     # Scores come from `extra`, which the result cache's key does not cover.
@@ -57,7 +54,6 @@ class ScriptedDetector(Detector):
 
 class OtherScriptedDetector(ScriptedDetector):
     name = "other"
-    title = "Other scripted"
     word_noise = 0.5
 
 
@@ -68,7 +64,6 @@ class SlowScriptedDetector(ScriptedDetector):
     (a timed sleep races with how long a busy machine takes to render the page)."""
 
     name = "slow"
-    title = "Slow scripted"
     seconds_per_example = 0.05
     cache_results = True  # as model-based detectors do; its tests give each example its own text
     gate = threading.Event()
@@ -84,9 +79,20 @@ class SlowScriptedDetector(ScriptedDetector):
 
 SPECS = {
     cls.name: detectors.DetectorSpec(
-        cls.name, cls.title, f"tests.scripted:{cls.__name__}", uses_model=cls is SlowScriptedDetector, summary="test"
+        cls.name,
+        title,
+        f"tests.scripted:{cls.__name__}",
+        summary="test",
+        response_word_meaning="1 = scripted",
+        argument_word_meaning="1 = scripted",
+        cost=cost,
+        uses_model=cls is SlowScriptedDetector,
     )
-    for cls in (ScriptedDetector, OtherScriptedDetector, SlowScriptedDetector)
+    for cls, title, cost in (
+        (ScriptedDetector, "Scripted", detectors.INSTANT),
+        (OtherScriptedDetector, "Other scripted", detectors.INSTANT),
+        (SlowScriptedDetector, "Slow scripted", detectors.SLOW),
+    )
 }
 
 

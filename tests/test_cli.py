@@ -99,7 +99,6 @@ def test_train_writes_an_alignment_classifier_the_detector_then_finds(tmp_path, 
     assert "kept C=" in capsys.readouterr().err
     from explorer.detectors import alignment_classifier
     from explorer.models.encoder import SentenceEncoder
-    from explorer.training import logistic
 
     found = alignment_classifier.find_model(SentenceEncoder().identity(), "coverage")
     assert found.is_relative_to(tmp_path / "cache")

@@ -28,6 +28,9 @@ __all__ = [
     "DetectorError",
     "DetectorResult",
     "DetectorSpec",
+    "FAST",
+    "INSTANT",
+    "SLOW",
     "Progress",
     "ResponseWordScore",
     "UnknownDetectorError",
@@ -40,14 +43,34 @@ __all__ = [
 ]
 
 
+INSTANT, FAST, SLOW = "instant", "fast", "slow"
+
+
 @dataclass(frozen=True)
 class DetectorSpec:
+    """Everything the app, the CLI and reports know about a detector without importing it.
+
+    `cost` decides where it runs: `instant` ones (milliseconds) are computed inline everywhere;
+    `fast` ones (well under a second an example) inline for one example and in the background
+    for a dataset; `slow` ones (seconds to minutes, a language model) always in the background.
+    `uses_model` marks detectors that read the chosen causal LM (`--model`, the sidebar path).
+    """
+
     name: str
     title: str
     import_path: str
-    uses_model: bool
     summary: str
+    response_word_meaning: str
+    argument_word_meaning: str
+    cost: str = FAST
+    uses_model: bool = False
     trainer: str | None = None  # "module:Class" of its `explorer.training.Trainer`, for learned detectors
+
+    def background_for_one(self) -> bool:
+        return self.cost == SLOW
+
+    def background_for_many(self) -> bool:
+        return self.cost != INSTANT
 
 
 _SPECS = (
@@ -55,20 +78,27 @@ _SPECS = (
         "rouge",
         "ROUGE-1",
         "explorer.detectors.rouge:RougeDetector",
-        uses_model=False,
+        response_word_meaning="1 = the word's stem appears in no argument",
+        argument_word_meaning="1 = the word's stem does not appear in the response",
+        cost=INSTANT,
         summary="Word overlap: response words found in no argument; argument words absent from the response.",
     ),
     DetectorSpec(
         "semantic",
         "Semantic alignment",
         "explorer.detectors.semantic:SemanticDetector",
-        uses_model=False,
+        response_word_meaning="1 - similarity of the word's claim to the best-matching argument sentence",
+        argument_word_meaning="1 - similarity of the word's sentence or clause to the best-matching claim",
+        cost=FAST,
         summary="Meaning match (all-MiniLM-L6-v2): claims no argument sentence supports; arguments no claim covers.",
     ),
     DetectorSpec(
         "salience",
         "Salience",
         "explorer.detectors.salience:SalienceDetector",
+        response_word_meaning="1 - the largest share of the word's gradient x input that one argument word holds",
+        argument_word_meaning="1 - the largest share of any response word's gradient x input that this word holds",
+        cost=SLOW,
         uses_model=True,
         summary="Gradient x input of a local LM (default SmolLM2-135M): response words that draw on no argument "
         "word; argument words no response word draws on. Minutes per example on a CPU.",
@@ -77,6 +107,9 @@ _SPECS = (
         "classifier",
         "Prompt-tuned classifier",
         "explorer.detectors.classifier:ClassifierDetector",
+        response_word_meaning="none: the classifier scores the whole example, not words",
+        argument_word_meaning="none: the classifier scores the whole example, not words",
+        cost=SLOW,
         uses_model=True,
         trainer="explorer.training.soft_prompt:SoftPromptTrainer",
         summary="Soft prompts on the language model, trained on synthetic errors: P(No) to "
@@ -86,7 +119,9 @@ _SPECS = (
         "alignment_classifier",
         "Alignment classifier",
         "explorer.detectors.alignment_classifier:AlignmentClassifierDetector",
-        uses_model=False,
+        response_word_meaning="P(the word's claim states something the arguments do not), learned",
+        argument_word_meaning="P(the word's argument is dropped from the response), learned",
+        cost=FAST,
         trainer="explorer.training.logistic:LogisticTrainer",
         summary="Logistic regression trained on synthetic errors, reading the semantic alignment (MiniLM "
         "similarities) and word overlap: P(a claim is unsupported), P(an argument is dropped).",
@@ -95,7 +130,9 @@ _SPECS = (
         "cross_encoder",
         "Cross-encoder (MiniLM)",
         "explorer.detectors.cross_encoder:CrossEncoderDetector",
-        uses_model=False,
+        response_word_meaning="P(the word's sentence is not backed by the arguments)",
+        argument_word_meaning="P(the word's argument is not stated in the response)",
+        cost=FAST,
         trainer="explorer.training.cross_encoder:CrossEncoderTrainer",
         summary="all-MiniLM-L6-v2 with LoRA adapters trained on synthetic errors: P(a response sentence is not "
         "backed by the arguments), P(an argument is not in the response). Near chance on the sample test split.",
@@ -145,6 +182,9 @@ def trainer(name: str) -> Trainer:
     return _load(spec(name).trainer)()
 
 
-def create(name: str, **options) -> Detector:
-    """Instantiate detector `name`; `options` (e.g. `model=`) go to its constructor."""
+def create(name: str, model: str | None = None, **options) -> Detector:
+    """Instantiate detector `name`; `model` (a causal LM path) goes only to detectors that read
+    one, other `options` to its constructor."""
+    if model and spec(name).uses_model:
+        options["model"] = model
     return detector_class(name)(**options)

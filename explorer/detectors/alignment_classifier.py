@@ -31,10 +31,7 @@ from explorer.text.words import DEFAULT_SEGMENTER
 
 class AlignmentClassifierDetector(Detector):
     name = "alignment_classifier"
-    title = "Alignment classifier"
     version = "1"
-    response_word_meaning = "P(the word's claim states something the arguments do not), learned"
-    argument_word_meaning = "P(the word's argument is dropped from the response), learned"
 
     def __init__(self, *, encoder: SentenceEncoder | None = None, encoder_path: str | None = None):
         self.encoder = encoder or shared_encoder(encoder_path)

@@ -143,11 +143,8 @@ class Detector(abc.ABC):
     change in code changes the output, so cached results of older code are not reused.
     """
 
-    name: ClassVar[str]
-    title: ClassVar[str]
+    name: ClassVar[str]  # its registry name; the registry's `DetectorSpec` holds its title and help
     version: ClassVar[str]
-    response_word_meaning: ClassVar[str]
-    argument_word_meaning: ClassVar[str]
     # Cheap detectors are recomputed rather than read back from disk.
     cache_results: ClassVar[bool] = True
 

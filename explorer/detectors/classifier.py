@@ -40,10 +40,7 @@ from explorer.text.prompts import CLASSIFIER_LABELS, classifier_prompt
 
 class ClassifierDetector(Detector):
     name = "classifier"
-    title = "Prompt-tuned classifier"
     version = "1"
-    response_word_meaning = "none: the classifier scores the whole example, not words"
-    argument_word_meaning = "none: the classifier scores the whole example, not words"
 
     def __init__(self, model: str | None = None):
         self.language_model = load_language_model(model)

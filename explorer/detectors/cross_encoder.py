@@ -39,10 +39,7 @@ from explorer.text.prompts import curly_braces_arguments
 
 class CrossEncoderDetector(Detector):
     name = "cross_encoder"
-    title = "Cross-encoder (MiniLM)"
     version = "1"
-    response_word_meaning = "P(the word's sentence is not backed by the arguments)"
-    argument_word_meaning = "P(the word's argument is not stated in the response)"
     remembered = 256
 
     def __init__(self, *, encoder_path: str | Path | None = None):

@@ -32,10 +32,7 @@ def _stems(words: tuple[Word, ...]) -> Counter:
 
 class RougeDetector(Detector):
     name = "rouge"
-    title = "ROUGE-1"
     version = "2"  # 2: soft hyphens and zero-width joiners no longer split words
-    response_word_meaning = "1 = the word's stem appears in no argument"
-    argument_word_meaning = "1 = the word's stem does not appear in the response"
     cache_results = False
 
     def __init__(self, segmenter: Segmenter = DEFAULT_SEGMENTER):

@@ -51,10 +51,7 @@ def token_offsets(tokenizer, text: str) -> tuple[list[int], list[tuple[int, int]
 
 class SalienceDetector(Detector):
     name = "salience"
-    title = "Salience"
     version = "1"
-    response_word_meaning = "1 - the largest share of the word's gradient x input that one argument word holds"
-    argument_word_meaning = "1 - the largest share of any response word's gradient x input that this word holds"
 
     def __init__(
         self,

@@ -49,10 +49,7 @@ def errors(similarities: np.ndarray) -> np.ndarray:
 
 class SemanticDetector(Detector):
     name = "semantic"
-    title = "Semantic alignment"
     version = "2"  # 2: soft hyphens and zero-width joiners no longer split words
-    response_word_meaning = "1 - similarity of the word's claim to the best-matching argument sentence"
-    argument_word_meaning = "1 - similarity of the word's sentence or clause to the best-matching claim"
 
     def __init__(
         self,

@@ -55,10 +55,10 @@ def table_parquet(frame: pd.DataFrame) -> bytes:
 
 def _word_meanings(method: str) -> tuple[str, str]:
     try:
-        detector_class = detectors.detector_class(method)
+        spec = detectors.spec(method)
     except detectors.UnknownDetectorError:
         return "", ""
-    return detector_class.response_word_meaning, detector_class.argument_word_meaning
+    return spec.response_word_meaning, spec.argument_word_meaning
 
 
 def _scores_table(results: Mapping[str, DetectorResult]) -> str:

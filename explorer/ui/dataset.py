@@ -268,7 +268,7 @@ def dataset_scores(source: str, examples: Sequence[Example], methods: Sequence[s
             continue
         # Only what needs no cache is worth computing while the page waits: over a whole
         # dataset even the small MiniLM of the semantic detector takes a minute on two cores.
-        if not detector.cache_results:
+        if not detectors.spec(method).background_for_many():
             results, failures = _model_free_scores(method, dataset_key, examples)
         else:
             results, failures = _cached_or_started(
@@ -313,7 +313,7 @@ def _cached_or_started(method, key, detector, examples, scores):
             stop.clear()
         st.session_state.setdefault(STARTED_JOBS, set()).add(key)
         scores.jobs[method] = jobs.submit(
-            key, f"{detector.title} on {len(missing)} examples", _background_work(detector, missing, stop)
+            key, f"{detectors.spec(method).title} on {len(missing)} examples", _background_work(detector, missing, stop)
         )
         scores.keys[method] = key
     return results, failures

@@ -274,7 +274,7 @@ def show_highlights(
     show_gold = st.toggle("Overlay gold labels", key=SHOW_GOLD)
     st.html(highlights.legend_html(with_gold=show_gold))
     for tab, name in zip(st.tabs([detectors.spec(m).title for m in shown]), shown):
-        meanings = detectors.detector_class(name)
+        meanings = detectors.spec(name)
         with tab:
             for side, example, found in (("Before", before_example, before), ("After", after_example, after)):
                 st.markdown(f"**{side}** · {example.labels.summary()}")

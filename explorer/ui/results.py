@@ -33,7 +33,7 @@ def results_for(example: Example, methods: Sequence[str]) -> tuple[dict[str, Det
         except Exception as error:  # a bad model path must show as a message, not a traceback
             pending[name] = f"cannot load: {error}"
             continue
-        if not detectors.spec(name).uses_model:
+        if not detectors.spec(name).background_for_one():
             scored = score_example(example, [detector])
         else:
             result = cached_result(detector, example, cache)
@@ -43,7 +43,7 @@ def results_for(example: Example, methods: Sequence[str]) -> tuple[dict[str, Det
             key = f"{name}:{model}:{example.content_hash()}"
             job = get_jobs().submit(
                 key,
-                f"{detector.title} on {example.id}",
+                f"{detectors.spec(name).title} on {example.id}",
                 lambda progress, d=detector: score_example(example, [d], cache, progress),
             )
             if not job.finished:
@@ -121,14 +121,14 @@ def show_scores(example: Example, results: dict[str, DetectorResult]) -> None:
 
 
 def show_highlights(example: Example, name: str, result: DetectorResult, *, show_gold: bool) -> None:
-    detector_class = detectors.detector_class(name)
+    spec = detectors.spec(name)
     left, right = st.columns(2)
     with left:
         st.markdown(f"**Response** · hallucination {result.hallucination:.2f}")
-        st.html(highlights.response_html(example, result, detector_class.response_word_meaning, show_gold=show_gold))
+        st.html(highlights.response_html(example, result, spec.response_word_meaning, show_gold=show_gold))
     with right:
         st.markdown(f"**Arguments** · coverage error {result.coverage:.2f}")
-        st.html(highlights.arguments_html(example, result, detector_class.argument_word_meaning, show_gold=show_gold))
+        st.html(highlights.arguments_html(example, result, spec.argument_word_meaning, show_gold=show_gold))
 
 
 def show_legend(*, with_gold: bool) -> None:
@@ -146,5 +146,5 @@ def show_side_by_side(example: Example, results: dict[str, DetectorResult], *, s
             score = result.hallucination if score_name == "hallucination" else result.coverage
             with column:
                 st.markdown(f"**{detectors.spec(name).title}** · {score_name} {score:.2f}")
-                word_meaning = getattr(detectors.detector_class(name), meaning)
+                word_meaning = getattr(detectors.spec(name), meaning)
                 st.html(draw(example, result, word_meaning, show_gold=show_gold))

@@ -32,8 +32,7 @@ DEFAULT_METHODS = ["rouge", "semantic"]
 
 @st.cache_resource(show_spinner="Loading detector…")
 def get_detector(name: str, model: str = "") -> Detector:
-    options = {"model": model} if model and detectors.spec(name).uses_model else {}
-    return detectors.create(name, **options)
+    return detectors.create(name, model=model)
 
 
 def get_result_cache() -> ResultCache:
