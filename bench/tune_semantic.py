@@ -31,7 +31,8 @@ from sklearn.metrics import roc_auc_score
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer.data.samples import load_samples  # noqa: E402
-from explorer.detectors.ops.alignment import Settings, assess  # noqa: E402
+from explorer.detectors.ops.alignment import Settings
+from explorer.detectors.ops.assessment import assess
 from explorer.detectors.semantic import POOLS, SemanticDetector, errors  # noqa: E402
 
 GRID = np.round(np.arange(0.30, 0.95, 0.01), 2)

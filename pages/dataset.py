@@ -3,7 +3,9 @@
 import streamlit as st
 
 from explorer.evaluation import table
-from explorer.ui import dataset, state
+from explorer.scoring.dataset import fingerprint
+from explorer.ui import state
+from explorer.ui.dataset import evaluation, examples, scores, source
 
 st.title("Browse a test set")
 st.caption(
@@ -11,40 +13,40 @@ st.caption(
     "error-free responses, where it fails, and which topics and perspectives go wrong most."
 )
 
-chosen = dataset.choose_dataset()
+chosen = source.choose_dataset()
 if chosen is None:
     st.stop()
-source, loaded = chosen
-dataset.scores_uploader(source)
-methods = dataset.dataset_methods(source, state.chosen_methods())
+dataset_name, loaded = chosen
+source.scores_uploader(dataset_name)
+methods = source.dataset_methods(dataset_name, state.chosen_methods())
 if not methods:
     st.info("Choose at least one detector in the sidebar.")
     st.stop()
 
-scores = dataset.dataset_scores(source, loaded.examples, methods)
-dataset.show_scoring_status(scores, len(loaded.examples))
-results = scores.results
+scored = scores.dataset_scores(dataset_name, loaded.examples, methods)
+scores.show_scoring_status(scored, len(loaded.examples))
+results = scored.results
 full_frame = table.scores_frame(loaded.examples, results, methods).join(
-    dataset.trust_columns(dataset.fingerprint(loaded.examples), loaded.examples)
+    source.trust_columns(fingerprint(loaded.examples), loaded.examples)
 )
-filters = dataset.filter_sidebar(full_frame, methods)
+filters = evaluation.filter_sidebar(full_frame, methods)
 frame = table.apply_filters(full_frame, filters)
 kept = set(frame.index)
-examples = [e for e in loaded.examples if e.id in kept]
-st.caption(f"{len(examples)} of {len(loaded.examples)} examples match the filters.")
+shown = [e for e in loaded.examples if e.id in kept]
+st.caption(f"{len(shown)} of {len(loaded.examples)} examples match the filters.")
 
-error_type, slice_name = dataset.choose_view()
+error_type, slice_name = evaluation.choose_view()
 
 evaluate_tab, examples_tab, summaries_tab, export_tab = st.tabs(["Evaluation", "Examples", "Summaries", "Export"])
 
 with evaluate_tab:
-    dataset.show_evaluation(source, examples, results, methods, error_type, slice_name)
+    evaluation.show_evaluation(dataset_name, shown, results, methods, error_type, slice_name)
 
 with examples_tab:
-    dataset.show_examples(source, loaded.examples, frame, examples, results, methods, error_type, slice_name)
+    examples.show_examples(dataset_name, loaded.examples, frame, shown, results, methods, error_type, slice_name)
 
 with summaries_tab:
-    dataset.show_summaries(examples, results, methods)
+    examples.show_summaries(shown, results, methods)
 
 with export_tab:
-    dataset.show_export(source, frame, examples, results, methods)
+    examples.show_export(dataset_name, frame, shown, results, methods)

@@ -14,7 +14,7 @@ example = lab.choose_example()
 if example is None:
     st.info("Choose or paste an example to start.")
     st.stop()
-before = st.session_state[lab.BEFORE]
+before = st.session_state[state.LAB_BEFORE]
 results.show_example_header(example)
 lab.edit_controls(example)
 

@@ -35,7 +35,8 @@ from explorer.detectors.base import (
     Progress,
     ResponseWordScore,
 )
-from explorer.detectors.ops.alignment import Alignment, Assessment, Settings, TooLongError, align, assess
+from explorer.detectors.ops.alignment import Alignment, Settings, TooLongError, align
+from explorer.detectors.ops.assessment import Assessment, assess
 from explorer.models.encoder import SentenceEncoder, shared_encoder
 from explorer.text.words import DEFAULT_SEGMENTER
 

@@ -21,7 +21,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.data.example import Example
-from explorer.detectors.ops.alignment import (
+from explorer.detectors.ops.assessment import (
     COVERAGE_ERROR,
     FLAG_TITLES,
     PERSPECTIVE_CONFUSION,

@@ -18,7 +18,7 @@ import html
 from collections.abc import Mapping, Sequence
 
 from explorer.data.example import Example
-from explorer.detectors.ops.alignment import (
+from explorer.detectors.ops.assessment import (
     COVERAGE_ERROR,
     FLAG_TITLES,
     FRAMING,

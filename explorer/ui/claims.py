@@ -9,11 +9,12 @@ import streamlit as st
 from explorer import detectors
 from explorer.data.example import Example
 from explorer.detectors import DetectorResult
-from explorer.detectors.ops.alignment import Assessment, assess
+from explorer.detectors.ops.assessment import Assessment, assess
 from explorer.detectors.semantic import alignment_of
 from explorer.render import claim_figures, claims
 from explorer.scoring.runner import score_example
 from explorer.text.claims import mean_word_scores
+from explorer.ui import state
 from explorer.ui.state import get_detector
 
 SEMANTIC = "semantic"
@@ -48,7 +49,7 @@ def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> Non
     st.html(claims.aggregation_html(assessment))
     matrix, findings = st.columns([3, 2])
     with matrix:
-        st.plotly_chart(claim_figures.coverage_matrix(example, assessment), width="stretch", key="claims.matrix")
+        st.plotly_chart(claim_figures.coverage_matrix(example, assessment), width="stretch", key=state.CLAIMS_MATRIX)
         legend = " ".join(
             f'<span style="border:2px solid {color};padding:0 0.3em;margin-right:0.4em">{html.escape(meaning)}</span>'
             for color, meaning in claim_figures.flag_legend()

@@ -24,20 +24,9 @@ from explorer.render import highlights
 from explorer.scoring.jobs import Job
 from explorer.ui import editor, results, state
 
-BEFORE = "lab.before"
-AFTER = "lab.after"
-EDITS = "lab.edits"
-PROBLEM = "lab.problem"
-SOURCE = "lab.source"
-SAMPLE = "lab.sample"
-PASTE = "lab.paste"
-SEED = "lab.seed"
-RESPONSE = "lab.response"
-SHOW_GOLD = "lab.show_gold"
-
 SOURCES = ("Sample", "Inspect page's example", "Paste JSON")
 # Choices that name an argument or perspective of the example: stale once it changes.
-_CHOICES = ("lab.drop_choice", "lab.move_choice", "lab.move_to", "lab.edit_choice", "lab.add_perspective")
+_CHOICES = (state.LAB_DROP_CHOICE, state.LAB_MOVE_CHOICE, state.LAB_MOVE_TO, state.LAB_EDIT_CHOICE, state.LAB_ADD_PERSPECTIVE)
 
 
 @st.cache_data(show_spinner=False)
@@ -55,10 +44,10 @@ def addition_pool() -> dict[tuple[str, str], list[str]]:
 def load(example: Example) -> None:
     """Start the lab on `example`: before = after = it, no edits (call from a callback)."""
     session = st.session_state
-    session[BEFORE] = session[AFTER] = example
-    session[EDITS] = []
-    session[PROBLEM] = None
-    session[RESPONSE] = example.response
+    session[state.LAB_BEFORE] = session[state.LAB_AFTER] = example
+    session[state.LAB_EDITS] = []
+    session[state.LAB_PROBLEM] = None
+    session[state.LAB_RESPONSE] = example.response
     _forget_choices()
 
 
@@ -70,47 +59,47 @@ def _forget_choices() -> None:
 def _apply(description: str, edit: Callable[[Example], Example]) -> None:
     session = st.session_state
     try:
-        edited = edit(session[AFTER])
+        edited = edit(session[state.LAB_AFTER])
     except (ValueError, IndexError) as error:
-        session[PROBLEM] = f"{description}: {error}"
+        session[state.LAB_PROBLEM] = f"{description}: {error}"
         return
-    session[AFTER] = edited
-    session[EDITS] = [*session[EDITS], description]
-    session[PROBLEM] = None
-    session[RESPONSE] = edited.response
+    session[state.LAB_AFTER] = edited
+    session[state.LAB_EDITS] = [*session[state.LAB_EDITS], description]
+    session[state.LAB_PROBLEM] = None
+    session[state.LAB_RESPONSE] = edited.response
     _forget_choices()
 
 
 def choose_example() -> Example | None:
     """Source controls (a sample, the Inspect page's example, pasted JSON); the lab's example."""
     session = st.session_state
-    source = st.radio("Start from", SOURCES, horizontal=True, key=SOURCE)
+    source = st.radio("Start from", SOURCES, horizontal=True, key=state.LAB_SOURCE)
     if source == SOURCES[0]:
-        editor.sample_select(SAMPLE, load)
+        editor.sample_select(state.LAB_SAMPLE, load)
     elif source == SOURCES[1]:
         current = session.get(state.CURRENT_EXAMPLE)
         if current is None:
             st.info("Open an example on the Inspect page first.")
         else:
             st.button(
-                f"Use `{current.id}` from the Inspect page", key="lab.use_current", on_click=load, args=(current,)
+                f"Use `{current.id}` from the Inspect page", key=state.LAB_USE_CURRENT, on_click=load, args=(current,)
             )
     elif source == SOURCES[2]:
-        st.text_area("One example as JSON", key=PASTE, height=120)
+        st.text_area("One example as JSON", key=state.LAB_PASTE, height=120)
 
         def load_pasted() -> None:
             try:
-                load(parse_example(json.loads(session[PASTE])))
+                load(parse_example(json.loads(session[state.LAB_PASTE])))
             except json.JSONDecodeError as error:
-                session[PROBLEM] = f"invalid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+                session[state.LAB_PROBLEM] = f"invalid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
             except InvalidExample as invalid:
-                session[PROBLEM] = "; ".join(str(e) for e in invalid.errors)
+                session[state.LAB_PROBLEM] = "; ".join(str(e) for e in invalid.errors)
 
-        st.button("Load JSON", key="lab.paste_load", on_click=load_pasted)
+        st.button("Load JSON", key=state.LAB_PASTE_LOAD, on_click=load_pasted)
     samples = state.sample_examples()
-    if BEFORE not in session and samples:
+    if state.LAB_BEFORE not in session and samples:
         load(samples[0])
-    return session.get(AFTER)
+    return session.get(state.LAB_AFTER)
 
 
 def _argument_label(example: Example, ref: tuple[int, int]) -> str:
@@ -139,85 +128,85 @@ def edit_controls(example: Example) -> None:
             "Chang et al. 2024, §4.2: remove a given argument the response states (a hallucination), or add an "
             "unused argument of the topic (a coverage error). A random choice, fixed by the seed."
         )
-        st.number_input("Seed", min_value=0, value=0, step=1, key=SEED)
+        st.number_input("Seed", min_value=0, value=0, step=1, key=state.LAB_SEED)
         left, right = st.columns(2)
         left.button(
             "Make a synthetic hallucination",
-            key="lab.synthetic_hallucination",
+            key=state.LAB_SYNTHETIC_HALLUCINATION,
             on_click=_apply,
             args=(
                 "synthetic hallucination",
-                lambda e: edits.apply_synthetic(e, "hallucination", addition_pool(), session[SEED]),
+                lambda e: edits.apply_synthetic(e, "hallucination", addition_pool(), session[state.LAB_SEED]),
             ),
         )
         right.button(
             "Make a synthetic coverage error",
-            key="lab.synthetic_coverage",
+            key=state.LAB_SYNTHETIC_COVERAGE,
             on_click=_apply,
             args=(
                 "synthetic coverage error",
-                lambda e: edits.apply_synthetic(e, "coverage", addition_pool(), session[SEED]),
+                lambda e: edits.apply_synthetic(e, "coverage", addition_pool(), session[state.LAB_SEED]),
             ),
         )
     with drop:
-        st.selectbox("Argument", refs, format_func=lambda r: _argument_label(example, r), key="lab.drop_choice")
+        st.selectbox("Argument", refs, format_func=lambda r: _argument_label(example, r), key=state.LAB_DROP_CHOICE)
         st.button(
             "Drop it",
-            key="lab.drop",
+            key=state.LAB_DROP,
             on_click=lambda: _apply(
                 f"dropped {_argument_label(example, session['lab.drop_choice'])}",
-                lambda e: edits.drop_argument(e, *session["lab.drop_choice"]),
+                lambda e: edits.drop_argument(e, *session[state.LAB_DROP_CHOICE]),
             ),
         )
     with add:
-        st.selectbox("Perspective", range(len(names)), format_func=names.__getitem__, key="lab.add_perspective")
-        st.text_area("New argument", key="lab.add_text", height=80)
+        st.selectbox("Perspective", range(len(names)), format_func=names.__getitem__, key=state.LAB_ADD_PERSPECTIVE)
+        st.text_area("New argument", key=state.LAB_ADD_TEXT, height=80)
         st.button(
             "Add it",
-            key="lab.add",
+            key=state.LAB_ADD,
             on_click=lambda: _apply(
                 f"added to {names[session['lab.add_perspective']]}: {session['lab.add_text'][:90]}",
-                lambda e: edits.add_argument(e, session["lab.add_perspective"], session["lab.add_text"]),
+                lambda e: edits.add_argument(e, session[state.LAB_ADD_PERSPECTIVE], session[state.LAB_ADD_TEXT]),
             ),
         )
     with move:
-        st.selectbox("Argument", refs, format_func=lambda r: _argument_label(example, r), key="lab.move_choice")
-        st.selectbox("To perspective", range(len(names)), format_func=names.__getitem__, key="lab.move_to")
+        st.selectbox("Argument", refs, format_func=lambda r: _argument_label(example, r), key=state.LAB_MOVE_CHOICE)
+        st.selectbox("To perspective", range(len(names)), format_func=names.__getitem__, key=state.LAB_MOVE_TO)
         st.button(
             "Move it",
-            key="lab.move",
+            key=state.LAB_MOVE,
             on_click=lambda: _apply(
                 f"moved {_argument_label(example, session['lab.move_choice'])} to {names[session['lab.move_to']]}",
-                lambda e: edits.move_argument(e, *session["lab.move_choice"], session["lab.move_to"]),
+                lambda e: edits.move_argument(e, *session[state.LAB_MOVE_CHOICE], session[state.LAB_MOVE_TO]),
             ),
         )
     with edit:
-        st.selectbox("Argument", refs, format_func=lambda r: _argument_label(example, r), key="lab.edit_choice")
-        st.text_area("New text", key="lab.edit_text", height=80)
+        st.selectbox("Argument", refs, format_func=lambda r: _argument_label(example, r), key=state.LAB_EDIT_CHOICE)
+        st.text_area("New text", key=state.LAB_EDIT_TEXT, height=80)
         st.button(
             "Replace it",
-            key="lab.edit",
+            key=state.LAB_EDIT,
             on_click=lambda: _apply(
                 f"rewrote {_argument_label(example, session['lab.edit_choice'])}",
-                lambda e: edits.edit_argument(e, *session["lab.edit_choice"], session["lab.edit_text"]),
+                lambda e: edits.edit_argument(e, *session[state.LAB_EDIT_CHOICE], session[state.LAB_EDIT_TEXT]),
             ),
         )
     with respond:
-        st.text_area("Response", key=RESPONSE, height=200)
+        st.text_area("Response", key=state.LAB_RESPONSE, height=200)
         st.button(
             "Apply the new response",
-            key="lab.respond",
-            on_click=lambda: _apply("edited the response", lambda e: edits.edit_response(e, session[RESPONSE])),
+            key=state.LAB_RESPOND,
+            on_click=lambda: _apply("edited the response", lambda e: edits.edit_response(e, session[state.LAB_RESPONSE])),
         )
 
-    done = session.get(EDITS, [])
-    if session.get(PROBLEM):
-        st.error(session[PROBLEM])
+    done = session.get(state.LAB_EDITS, [])
+    if session.get(state.LAB_PROBLEM):
+        st.error(session[state.LAB_PROBLEM])
     status, reset = st.columns([5, 1])
     status.markdown(
         "**Edits:** " + (" → ".join(done) if done else "none yet") + f" · gold now: **{example.labels.summary()}**"
     )
-    reset.button("Reset", key="lab.reset", on_click=lambda: load(session[BEFORE]), disabled=not done)
+    reset.button("Reset", key=state.LAB_RESET, on_click=lambda: load(session[state.LAB_BEFORE]), disabled=not done)
 
 
 # --- before and after ---------------------------------------------------------------------
@@ -271,7 +260,7 @@ def show_highlights(
     shown = [m for m in methods if m in before or m in after]
     if not shown:
         return
-    show_gold = st.toggle("Overlay gold labels", key=SHOW_GOLD)
+    show_gold = st.toggle("Overlay gold labels", key=state.LAB_SHOW_GOLD)
     st.html(highlights.legend_html(with_gold=show_gold))
     for tab, name in zip(st.tabs([detectors.spec(m).title for m in shown]), shown):
         meanings = detectors.spec(name)

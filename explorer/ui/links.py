@@ -17,9 +17,6 @@ from explorer.data.samples import SAMPLE_DIR, SAMPLE_EXAMPLES
 from explorer.ui import editor, state
 from explorer.ui.text import literal
 
-UPLOADS = "uploaded_datasets"
-LINKED_DATASET = "linked_dataset"
-APPLIED_LINK = "applied_link"
 UPLOAD_PREFIX = "upload:"
 INSPECT_PAGE = "pages/inspect.py"
 
@@ -41,7 +38,7 @@ def sample_datasets() -> list[str]:
 def load_dataset(name: str) -> LoadResult | None:
     """The dataset called `name`, or None when there is none by that name."""
     if name.startswith(UPLOAD_PREFIX):
-        return st.session_state.get(UPLOADS, {}).get(name)
+        return st.session_state.get(state.UPLOADS, {}).get(name)
     path = SAMPLE_DIR / name
     if path.parent != SAMPLE_DIR or path.suffix != ".jsonl" or not path.is_file():
         return None  # a link names a sample file, never an arbitrary path
@@ -51,7 +48,7 @@ def load_dataset(name: str) -> LoadResult | None:
 def add_upload(file_name: str, data: bytes) -> str:
     """Keep an uploaded file in the session under a dataset name, which is returned."""
     name = f"{UPLOAD_PREFIX}{file_name}"
-    st.session_state.setdefault(UPLOADS, {})[name] = parse_jsonl(data)
+    st.session_state.setdefault(state.UPLOADS, {})[name] = parse_jsonl(data)
     return name
 
 
@@ -61,17 +58,17 @@ def open_in_inspect(example: Example, dataset: str) -> NoReturn:
     session[state.CURRENT_EXAMPLE] = example
     editor.load_into_editor(state.INSPECT_PREFIX, example)
     session[state.SHOW_GOLD] = True
-    session[LINKED_DATASET] = dataset
-    session[APPLIED_LINK] = (dataset, example.id)
+    session[state.LINKED_DATASET] = dataset
+    session[state.APPLIED_LINK] = (dataset, example.id)
     st.switch_page(INSPECT_PAGE, query_params={"dataset": dataset, "example": example.id})
 
 
 def apply_example_link() -> None:
     """On the Inspect page, before the editor is drawn: load the example the URL names, once."""
     dataset, example_id = st.query_params.get("dataset"), st.query_params.get("example")
-    if not dataset or not example_id or st.session_state.get(APPLIED_LINK) == (dataset, example_id):
+    if not dataset or not example_id or st.session_state.get(state.APPLIED_LINK) == (dataset, example_id):
         return
-    st.session_state[APPLIED_LINK] = (dataset, example_id)
+    st.session_state[state.APPLIED_LINK] = (dataset, example_id)
     loaded = load_dataset(dataset)
     if loaded is None:
         st.warning(f"The link names a dataset {literal(repr(dataset))} that is not here (uploads last one session).")
@@ -82,19 +79,19 @@ def apply_example_link() -> None:
         return
     st.session_state[state.CURRENT_EXAMPLE] = example
     st.session_state[state.SHOW_GOLD] = not example.labels.is_empty()
-    st.session_state[LINKED_DATASET] = dataset
+    st.session_state[state.LINKED_DATASET] = dataset
     editor.load_into_editor(state.INSPECT_PREFIX, example)
 
 
 def sync_example_link(example: Example) -> None:
     """Point the URL at `example` while it is unedited from a named dataset, else drop the link."""
-    for dataset in dict.fromkeys([st.session_state.get(LINKED_DATASET), SAMPLE_EXAMPLES.name]):
+    for dataset in dict.fromkeys([st.session_state.get(state.LINKED_DATASET), SAMPLE_EXAMPLES.name]):
         loaded = load_dataset(dataset) if dataset else None
         original = next((e for e in loaded.examples if e.id == example.id), None) if loaded else None
         if original is not None and original.content_hash() == example.content_hash():
             if st.query_params.get("dataset") != dataset or st.query_params.get("example") != example.id:
                 st.query_params.update({"dataset": dataset, "example": example.id})
-            st.session_state[APPLIED_LINK] = (dataset, example.id)
+            st.session_state[state.APPLIED_LINK] = (dataset, example.id)
             return
     for key in ("dataset", "example"):
         if key in st.query_params:

@@ -25,6 +25,89 @@ MODEL = "model"
 SHOW_GOLD = "show_gold"
 INSPECT_PREFIX = "inspect"  # the Inspect page's editor keys; other pages load examples into it
 
+# Browse a test set
+DATASET_SOURCE = "dataset.source"
+DATASET_SOURCE_WIDGET = "dataset.source_widget"
+DATASET_UPLOADER = "dataset.uploader"
+DATASET_THRESHOLDS = "dataset.thresholds"
+DATASET_ERROR_TYPE = "dataset.error_type"
+DATASET_SLICE = "dataset.slice"
+DATASET_FAILURE_METHOD = "dataset.failure_method"
+DATASET_STARTED_JOBS = "dataset.started_jobs"
+DATASET_PAUSED_JOBS = "dataset.paused_jobs"
+DATASET_TABLE = "dataset.table"
+DATASET_TABLE_ORDER = "dataset.table_order"
+DATASET_CHOSEN_EXAMPLE = "dataset.example"
+DATASET_LINK_SEEN = "dataset.link_seen"
+DATASET_GIVEN_SCORES = "dataset.given_scores"
+DATASET_SCORES_PROBLEM = "dataset.scores_problem"
+DATASET_AUC_TABLE = "dataset.auc_table"
+DATASET_EXAMPLE_HTML = "dataset.example_html"
+DATASET_EXPORT_EXAMPLE = "dataset.export_example"
+DATASET_EXPORT_HTML = "dataset.export_html"
+DATASET_FILTER_AMBIGUOUS = "dataset.filter.ambiguous"
+DATASET_FILTER_GOLD = "dataset.filter.gold"
+DATASET_FILTER_KIND = "dataset.filter.kind"
+DATASET_FILTER_SCORE_COLUMN = "dataset.filter.score_column"
+DATASET_FILTER_SCORE_RANGE = "dataset.filter.score_range"
+DATASET_FILTER_SPLIT = "dataset.filter.split"
+DATASET_FILTER_TOPIC = "dataset.filter.topic"
+DATASET_FILTER_TRUST_TRAPS = "dataset.filter.trust_traps"
+DATASET_OPEN_CHOSEN = "dataset.open_chosen"
+DATASET_PERSP_FIGURE = "dataset.persp_figure"
+DATASET_PERSPECTIVES = "dataset.perspectives"
+DATASET_ROC = "dataset.roc"
+DATASET_SORT = "dataset.sort"
+DATASET_SORT_DESCENDING = "dataset.sort_descending"
+DATASET_TOPIC_FIGURE = "dataset.topic_figure"
+DATASET_TOPICS = "dataset.topics"
+DATASET_CONFUSION = "dataset.confusion"  # + "." + method or id
+DATASET_OPEN = "dataset.open"  # + "." + method or id
+DATASET_RESUME = "dataset.resume"  # + "." + method or id
+DATASET_SPREAD = "dataset.spread"  # + "." + method or id
+DATASET_STOP = "dataset.stop"  # + "." + method or id
+
+# Error-injection lab
+LAB_BEFORE = "lab.before"
+LAB_AFTER = "lab.after"
+LAB_EDITS = "lab.edits"
+LAB_PROBLEM = "lab.problem"
+LAB_SOURCE = "lab.source"
+LAB_SAMPLE = "lab.sample"
+LAB_PASTE = "lab.paste"
+LAB_SEED = "lab.seed"
+LAB_RESPONSE = "lab.response"
+LAB_SHOW_GOLD = "lab.show_gold"
+LAB_ADD = "lab.add"
+LAB_ADD_PERSPECTIVE = "lab.add_perspective"
+LAB_ADD_TEXT = "lab.add_text"
+LAB_DROP = "lab.drop"
+LAB_DROP_CHOICE = "lab.drop_choice"
+LAB_EDIT = "lab.edit"
+LAB_EDIT_CHOICE = "lab.edit_choice"
+LAB_EDIT_TEXT = "lab.edit_text"
+LAB_MOVE = "lab.move"
+LAB_MOVE_CHOICE = "lab.move_choice"
+LAB_MOVE_TO = "lab.move_to"
+LAB_PASTE_LOAD = "lab.paste_load"
+LAB_RESET = "lab.reset"
+LAB_RESPOND = "lab.respond"
+LAB_SYNTHETIC_COVERAGE = "lab.synthetic_coverage"
+LAB_SYNTHETIC_HALLUCINATION = "lab.synthetic_hallucination"
+LAB_USE_CURRENT = "lab.use_current"
+
+# Links and uploads
+UPLOADS = "uploaded_datasets"
+LINKED_DATASET = "linked_dataset"
+APPLIED_LINK = "applied_link"
+
+# Sidebar
+SIDEBAR_METHODS = "sidebar.methods"
+SIDEBAR_MODEL = "sidebar.model"
+
+# Claim view
+CLAIMS_MATRIX = "claims.matrix"
+
 # The detectors that answer in well under a second per example; model-based ones are opt-in
 # because they compute in the background.
 DEFAULT_METHODS = ["rouge", "semantic"]
@@ -66,18 +149,18 @@ def sidebar() -> None:
             detectors.names(),
             default=state[METHODS],
             format_func=lambda name: detectors.spec(name).title,
-            key="sidebar.methods",
-            on_change=lambda: state.__setitem__(METHODS, state["sidebar.methods"]),
+            key=SIDEBAR_METHODS,
+            on_change=lambda: state.__setitem__(METHODS, state[SIDEBAR_METHODS]),
             help="\n\n".join(f"**{detectors.spec(n).title}**: {detectors.spec(n).summary}" for n in detectors.names()),
         )
         if any(detectors.spec(name).uses_model for name in detectors.names()):
             st.text_input(
                 "Language model",
                 value=state[MODEL],
-                key="sidebar.model",
+                key=SIDEBAR_MODEL,
                 placeholder="default: SmolLM2-135M-Instruct (packaged)",
                 help="A local Hugging Face model folder or a .gguf file, used by model-based detectors.",
-                on_change=lambda: state.__setitem__(MODEL, state["sidebar.model"].strip()),
+                on_change=lambda: state.__setitem__(MODEL, state[SIDEBAR_MODEL].strip()),
             )
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from explorer.data.samples import load_samples
 from explorer.detectors import DetectorResult
-from explorer.detectors.ops.alignment import COVERAGE_ERROR, PERSPECTIVE_CONFUSION, REPETITION, UNSUPPORTED_CLAIM
+from explorer.detectors.ops.assessment import COVERAGE_ERROR, PERSPECTIVE_CONFUSION, REPETITION, UNSUPPORTED_CLAIM
 from explorer.detectors.semantic import SemanticDetector, alignment_of
 from explorer.text.words import DEFAULT_SEGMENTER
 from tests.helpers import make_example

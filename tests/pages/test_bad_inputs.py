@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.data.jsonl import parse_jsonl
-from explorer.ui import dataset, state
+from explorer.ui import state
 from explorer.ui.text import literal
 from tests.bad_inputs.corpus import CASES
 from tests.helpers import ROOT
@@ -46,7 +46,7 @@ def paste(at: AppTest, text: str) -> None:
 
 def upload(at: AppTest, case_name: str) -> None:
     data = BY_NAME[case_name].path.read_bytes()
-    at.file_uploader(key=dataset.UPLOADER).set_value((f"{case_name}.jsonl", data, "application/jsonl")).run()
+    at.file_uploader(key=state.DATASET_UPLOADER).set_value((f"{case_name}.jsonl", data, "application/jsonl")).run()
 
 
 @pytest.mark.parametrize("case_name", ["malformed-json", "non-utf8", "wrong-types", "deep-nesting", "nan-infinity"])

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.data.example import Labels
 from explorer.data.samples import load_samples
-from explorer.ui import dataset, links, state
+from explorer.ui import links, state
 from tests.helpers import ROOT, make_example
 from tests.scripted import SlowScriptedDetector, register, scripted
 
@@ -66,7 +66,7 @@ def app(monkeypatch):
     at.session_state[state.METHODS] = ["rouge", "scripted", "other"]
     at.run()
     at.switch_page("pages/dataset.py").run()
-    at.file_uploader(key=dataset.UPLOADER).set_value(("mine.jsonl", upload_bytes(), "application/jsonl")).run()
+    at.file_uploader(key=state.DATASET_UPLOADER).set_value(("mine.jsonl", upload_bytes(), "application/jsonl")).run()
     assert not at.exception
     return at
 
@@ -85,7 +85,7 @@ def matching(at) -> str:
 
 
 def test_uploaded_file_is_scored_and_evaluated(app):
-    assert app.selectbox(key=dataset.SOURCE_WIDGET).value == UPLOAD
+    assert app.selectbox(key=state.DATASET_SOURCE_WIDGET).value == UPLOAD
     assert matching(app) == "8 of 8 examples match the filters."
     frame = frame_in_tab(app, "Examples")
     assert frame.loc["tax-h", "scripted.hallucination"] == 0.8
@@ -99,30 +99,30 @@ def test_uploaded_file_is_scored_and_evaluated(app):
 
 
 def test_filters_narrow_the_table_and_the_evaluation(app):
-    app.multiselect(key="dataset.filter.topic").set_value(["Zoos"]).run()
+    app.multiselect(key=state.DATASET_FILTER_TOPIC).set_value(["Zoos"]).run()
     assert matching(app) == "4 of 8 examples match the filters."
     assert set(table_ids(app)) == {"zoo-clean", "zoo-h", "zoo-c", "zoo-clean2"}
     assert frame_in_tab(app, "Evaluation").loc["Full organic", "errors / error-free"] == "1 / 2"
-    app.multiselect(key="dataset.filter.topic").set_value([]).run()
-    app.multiselect(key="dataset.filter.gold").set_value(["hallucination"]).run()
+    app.multiselect(key=state.DATASET_FILTER_TOPIC).set_value([]).run()
+    app.multiselect(key=state.DATASET_FILTER_GOLD).set_value(["hallucination"]).run()
     assert set(table_ids(app)) == {"tax-h", "tax-amb", "zoo-h"}
-    app.multiselect(key="dataset.filter.ambiguous").set_value(["repetition"]).run()
+    app.multiselect(key=state.DATASET_FILTER_AMBIGUOUS).set_value(["repetition"]).run()
     assert table_ids(app) == ["tax-amb"]
-    app.multiselect(key="dataset.filter.gold").set_value([]).run()
-    app.multiselect(key="dataset.filter.ambiguous").set_value([]).run()
-    app.selectbox(key="dataset.filter.score_column").set_value("scripted.coverage").run()
-    app.slider(key="dataset.filter.score_range").set_value((0.5, 1.0)).run()
+    app.multiselect(key=state.DATASET_FILTER_GOLD).set_value([]).run()
+    app.multiselect(key=state.DATASET_FILTER_AMBIGUOUS).set_value([]).run()
+    app.selectbox(key=state.DATASET_FILTER_SCORE_COLUMN).set_value("scripted.coverage").run()
+    app.slider(key=state.DATASET_FILTER_SCORE_RANGE).set_value((0.5, 1.0)).run()
     assert set(table_ids(app)) == {"tax-c", "zoo-c"}
     assert not app.exception
 
 
 def test_sorting_by_any_column(app):
-    app.selectbox(key="dataset.sort").set_value("other.hallucination").run()
+    app.selectbox(key=state.DATASET_SORT).set_value("other.hallucination").run()
     shown = frame_in_tab(app, "Examples")["other.hallucination"].tolist()
     assert shown == sorted(shown) and set(table_ids(app)[:2]) == {"tax-c", "zoo-clean"}  # both 0.10
-    app.toggle(key="dataset.sort_descending").set_value(True).run()
+    app.toggle(key=state.DATASET_SORT_DESCENDING).set_value(True).run()
     assert table_ids(app)[0] == "zoo-h"  # 0.90
-    app.selectbox(key="dataset.sort").set_value("topic").run()
+    app.selectbox(key=state.DATASET_SORT).set_value("topic").run()
     assert table_ids(app)[-1].startswith("tax-")  # "Zoos" > "Sugar tax", descending
 
 
@@ -132,7 +132,7 @@ def test_threshold_slider_sets_the_confusion_and_the_failures(app):
     assert slider.value in (0.8, 0.4)
     slider.set_value(0.42).run()
     assert any("recall 0.50 · false positive rate 0.33" in c.value for c in app.caption)
-    app.selectbox(key=dataset.FAILURE_METHOD).set_value("scripted").run()
+    app.selectbox(key=state.DATASET_FAILURE_METHOD).set_value("scripted").run()
     failure_keys = {b.key for b in app.button if b.key and b.key.startswith("dataset.open.")}
     assert failure_keys == {"dataset.open.false negative.zoo-h", "dataset.open.false positive.zoo-clean"}
     # The Examples tab lists failures first.
@@ -142,7 +142,7 @@ def test_threshold_slider_sets_the_confusion_and_the_failures(app):
 
 def test_a_failure_opens_in_inspect_with_gold_overlaid(app):
     app.slider(key="dataset.threshold.scripted.hallucination.full_organic").set_value(0.42).run()
-    app.selectbox(key=dataset.FAILURE_METHOD).set_value("scripted").run()
+    app.selectbox(key=state.DATASET_FAILURE_METHOD).set_value("scripted").run()
     app.button(key="dataset.open.false negative.zoo-h").click().run()
     assert not app.exception
     assert app.subheader[0].value == "Question about Zoos?"
@@ -191,8 +191,8 @@ def test_an_upload_is_shown_when_the_page_was_opened_without_a_link():
     at.session_state[state.METHODS] = ["rouge"]
     at.switch_page("pages/dataset.py").run()
     assert at.query_params["dataset"] == "examples.jsonl"
-    at.file_uploader(key=dataset.UPLOADER).set_value(("mine.jsonl", upload_bytes(), "application/jsonl")).run()
-    assert at.selectbox(key=dataset.SOURCE_WIDGET).value == UPLOAD
+    at.file_uploader(key=state.DATASET_UPLOADER).set_value(("mine.jsonl", upload_bytes(), "application/jsonl")).run()
+    assert at.selectbox(key=state.DATASET_SOURCE_WIDGET).value == UPLOAD
     assert matching(at) == "8 of 8 examples match the filters."
     assert at.query_params["dataset"] == UPLOAD
 
@@ -203,7 +203,7 @@ def test_bad_lines_are_listed_and_unlabelled_data_still_browses(monkeypatch):
     at.switch_page("pages/dataset.py").run()
     unlabelled = [dict(r, labels={}) for r in records()[:3]]
     data = upload_bytes(unlabelled) + b'{"id": "broken"}\n'
-    at.file_uploader(key=dataset.UPLOADER).set_value(("raw.jsonl", data, "application/jsonl")).run()
+    at.file_uploader(key=state.DATASET_UPLOADER).set_value(("raw.jsonl", data, "application/jsonl")).run()
     assert not at.exception
     assert any("3 problem(s) in the file" in e.label for e in at.expander)  # one line, three fields
     assert "line 4: query: is required" in at.code[0].value
@@ -218,7 +218,7 @@ def test_model_based_detector_scores_in_the_background(monkeypatch):
     at.session_state[state.METHODS] = ["rouge", "slow"]
     at.run()
     at.switch_page("pages/dataset.py").run()
-    at.file_uploader(key=dataset.UPLOADER).set_value(("slow.jsonl", upload_bytes(), "application/jsonl")).run()
+    at.file_uploader(key=state.DATASET_UPLOADER).set_value(("slow.jsonl", upload_bytes(), "application/jsonl")).run()
     assert not at.exception
     try:
         assert any("Slow scripted: 0 of 8" in p.proto.text for p in at.get("progress"))  # the page did not wait
@@ -251,10 +251,10 @@ def test_trust_metrics_are_columns_and_trust_traps_filter(monkeypatch):
     at.run()
     at.switch_page("pages/dataset.py").run()
     data = upload_bytes([*records(), trap.to_dict()])
-    at.file_uploader(key=dataset.UPLOADER).set_value(("trap.jsonl", data, "application/jsonl")).run()
+    at.file_uploader(key=state.DATASET_UPLOADER).set_value(("trap.jsonl", data, "application/jsonl")).run()
     frame = frame_in_tab(at, "Examples")
     assert {"query recall", "K-F1", "K-F1++", "trust trap"} <= set(frame.columns)
     assert frame.loc["trap", "query recall"] == 1.0 and frame.loc["trap", "K-F1++"] == 0.0
-    at.toggle(key="dataset.filter.trust_traps").set_value(True).run()
+    at.toggle(key=state.DATASET_FILTER_TRUST_TRAPS).set_value(True).run()
     assert not at.exception
     assert table_ids(at) == ["trap"]

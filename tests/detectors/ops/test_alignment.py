@@ -6,7 +6,8 @@ The similarities here are written by hand (no model), so each test pins one rule
 import numpy as np
 import pytest
 
-from explorer.detectors.ops.alignment import (
+from explorer.detectors.ops.alignment import Alignment, Settings, Unit
+from explorer.detectors.ops.assessment import (
     ABSTAIN,
     COVERAGE_ERROR,
     FRAMING,
@@ -15,9 +16,6 @@ from explorer.detectors.ops.alignment import (
     SUPPORTED,
     UNSUPPORTED,
     UNSUPPORTED_CLAIM,
-    Alignment,
-    Settings,
-    Unit,
     aggregate,
     assess,
 )

@@ -1,0 +1,165 @@
+"""The dataset's scores on the page: what the caches hold now, background jobs for the rest, their progress."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import streamlit as st
+
+from explorer import detectors
+from explorer.data.example import Example
+from explorer.detectors import DetectorResult
+from explorer.evaluation import report
+from explorer.scoring import dataset as dataset_jobs
+from explorer.scoring.jobs import Job
+from explorer.scoring.runner import cached_result, score_example
+from explorer.ui import links, state
+from explorer.ui.dataset.source import given_scores
+from explorer.ui.text import code, literal
+
+
+@st.cache_data(show_spinner="Scoring the dataset…", max_entries=16)
+def _model_free_scores(
+    method: str, dataset_key: str, _examples: Sequence[Example]
+) -> tuple[dict[str, DetectorResult], dict[str, str]]:
+    detector = state.get_detector(method)
+    results, failures = {}, {}
+    for example in _examples:
+        dataset_jobs.record(score_example(example, [detector]), method, results, failures)
+    return results, failures
+
+
+def _pause_jobs(keep_dataset: str | None = None) -> None:
+    """Stop this session's dataset jobs (but those on `keep_dataset`): the one job worker
+    serves what is in view, e.g. the example just opened in Inspect.
+
+    They resume by themselves when their dataset is viewed again (from the result cache).
+    """
+    for key in st.session_state.get(state.DATASET_STARTED_JOBS, set()):
+        if keep_dataset is None or not key.endswith(f":{keep_dataset}"):
+            dataset_jobs.STOPS[key].set()
+
+
+def open_in_inspect(example: Example, source: str) -> None:
+    _pause_jobs()
+    links.open_in_inspect(example, source)
+
+
+def dataset_scores(source: str, examples: Sequence[Example], methods: Sequence[str]) -> dataset_jobs.DatasetScores:
+    """Every result available now; detectors whose results are cached (the model-based ones and
+    the semantic detector) fill in through background jobs."""
+    dataset_key = dataset_jobs.fingerprint(examples)
+    _pause_jobs(keep_dataset=dataset_key)
+    model = st.session_state.get(state.MODEL, "")
+    given, given_failures = given_scores(source)
+    scores = dataset_jobs.DatasetScores(results={e.id: dict(given.get(e.id, {})) for e in examples})
+    for method in methods:
+        for example_id, by_method in given_failures.items():
+            if method in by_method and example_id in scores.results:
+                scores.failures.setdefault(method, {})[example_id] = by_method[method]
+        missing = [e for e in examples if method not in scores.results[e.id]]
+        if not missing or method not in detectors.names():
+            continue
+        try:
+            detector = state.get_detector(method, model)
+        except Exception as error:  # a bad model path must show as a message, not a traceback
+            scores.problems[method] = f"cannot load: {error}"
+            continue
+        # Only what needs no cache is worth computing while the page waits: over a whole
+        # dataset even the small MiniLM of the semantic detector takes a minute on two cores.
+        if not detectors.spec(method).background_for_many():
+            results, failures = _model_free_scores(method, dataset_key, examples)
+        else:
+            results, failures = _cached_or_started(
+                method, dataset_jobs.job_key(method, model, dataset_key), detector, missing, scores
+            )
+        for example_id, result in results.items():
+            scores.results[example_id].setdefault(method, result)
+        for example_id, message in failures.items():
+            scores.failures.setdefault(method, {})[example_id] = message
+    return scores
+
+
+def _cached_or_started(method, key, detector, examples, scores):
+    """Cached results, plus those of this dataset's finished job; starts a job for the rest."""
+    cache = state.get_result_cache()
+    results, failures = {}, {}
+    missing = []
+    for example in examples:
+        result = cached_result(detector, example, cache)
+        if result is None:
+            missing.append(example)
+        else:
+            results[example.id] = result
+    jobs = state.get_jobs()
+    job = jobs.get(key)
+    if job is not None and job.finished:
+        if job.future.exception() is not None:
+            scores.problems[method] = f"scoring failed: {job.future.exception()}"
+            return results, failures
+        done, failed = job.result()
+        results.update({i: r for i, r in done.items() if i not in results})
+        failures.update(failed)
+        missing = [e for e in missing if e.id not in done and e.id not in failed]
+        if missing and key in st.session_state.get(state.DATASET_PAUSED_JOBS, set()):
+            scores.problems[method] = f"stopped with {len(missing)} example(s) left"
+            scores.keys[method] = key
+            return results, failures
+        jobs.forget(key)  # stopped when another dataset was viewed: go on from the cache
+    if missing:
+        stop = dataset_jobs.STOPS.setdefault(key, threading.Event())
+        if job is None or job.finished:
+            stop.clear()
+        st.session_state.setdefault(state.DATASET_STARTED_JOBS, set()).add(key)
+        scores.jobs[method] = jobs.submit(
+            key, f"{detectors.spec(method).title} on {len(missing)} examples", dataset_jobs.background_work(detector, missing, stop, state.get_result_cache())
+        )
+        scores.keys[method] = key
+    return results, failures
+
+
+def _stop(key: str) -> None:
+    dataset_jobs.STOPS[key].set()
+    st.session_state.setdefault(state.DATASET_PAUSED_JOBS, set()).add(key)
+
+
+def _resume(key: str) -> None:
+    st.session_state.setdefault(state.DATASET_PAUSED_JOBS, set()).discard(key)
+    state.get_jobs().forget(key)
+
+
+def show_scoring_status(scores: dataset_jobs.DatasetScores, total: int) -> None:
+    """Progress of running jobs (polled every 2 s) and what could not be scored."""
+    for method, message in scores.problems.items():
+        text, button = st.columns([5, 1])
+        text.warning(f"{report.method_title(method)}: {message}. Examples without a score are left out of its numbers.")
+        if method in scores.keys:
+            button.button("Resume", key=f"{state.DATASET_RESUME}.{method}", on_click=_resume, args=(scores.keys[method],))
+    for method, failed in scores.failures.items():
+        with st.expander(f"{report.method_title(method)} could not score {len(failed)} example(s)"):
+            st.markdown("\n".join(f"- {code(i)}: {literal(m)}" for i, m in list(failed.items())[:100]))
+    if scores.jobs:
+        _progress(scores.jobs, scores.keys, {m: scores.scored(m) for m in scores.jobs}, total)
+
+
+@st.fragment(run_every=2)
+def _progress(jobs: dict[str, Job], keys: dict[str, str], already: dict[str, int], total: int) -> None:
+    running = False
+    for method, job in jobs.items():
+        left = job.seconds_left()
+        eta = f", about {left / 60:.0f} min left" if left is not None and left > 90 else ""
+        eta = eta or (f", about {left:.0f} s left" if left is not None else "")
+        # A rerun while the job runs finds the job's own results in the cache too, so count
+        # what the job still has left rather than adding its progress to what was found.
+        done = total - (job.total - job.done) if job.total else already[method]
+        text, button = st.columns([5, 1])
+        text.progress(
+            done / total if total else 0.0,
+            text=f"{report.method_title(method)}: {done} of {total} examples scored, the rest in the background{eta}",
+        )
+        if not job.finished:
+            running = True
+            button.button("Stop", key=f"{state.DATASET_STOP}.{method}", on_click=_stop, args=(keys[method],))
+    if not running:
+        st.rerun()
