@@ -1,11 +1,11 @@
-"""Streamlit entry point: the router and the frame shared by every page."""
+"""Streamlit entry point: the router. Each page draws the shared frame itself
+(`explorer.ui.frame.page_frame`), so a page opened by its direct URL looks the same."""
 
 import streamlit as st
 
-from explorer.ui import state
+from explorer.ui.frame import ICON, TITLE
 
-st.set_page_config(page_title="RAG Error Explorer", page_icon="🔎", layout="wide")
-
+st.set_page_config(page_title=TITLE, page_icon=ICON, layout="wide")
 navigation = st.navigation(
     [
         st.Page("pages/inspect.py", title="Inspect", icon="🔎", default=True),
@@ -13,5 +13,4 @@ navigation = st.navigation(
         st.Page("pages/lab.py", title="Error-injection lab", icon="🧪"),
     ]
 )
-state.sidebar()
 navigation.run()

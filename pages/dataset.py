@@ -6,6 +6,9 @@ from explorer.evaluation import table
 from explorer.scoring.dataset import fingerprint
 from explorer.ui import state
 from explorer.ui.dataset import evaluation, examples, scores, source
+from explorer.ui.frame import page_frame
+
+page_frame()
 
 st.title("Browse a test set")
 st.caption(

@@ -5,7 +5,10 @@ import streamlit as st
 from explorer import detectors
 from explorer.data.example import Example, Perspective
 from explorer.ui import claims, editor, links, results, state, trust, word_map
+from explorer.ui.frame import page_frame
 from explorer.ui.text import literal
+
+page_frame()
 
 PREFIX = state.INSPECT_PREFIX
 BLANK = Example(

@@ -3,6 +3,9 @@
 import streamlit as st
 
 from explorer.ui import lab, results, state
+from explorer.ui.frame import page_frame
+
+page_frame()
 
 st.title("Error-injection lab")
 st.caption(

@@ -9,6 +9,7 @@ page go to `test-artifacts/`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -75,10 +76,9 @@ def _wait_until_healthy(url: str, server: subprocess.Popen, log: Path) -> None:
     pytest.fail(f"the app did not answer within {STARTUP_SECONDS} s:\n{log.read_text(errors='replace')}")
 
 
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory):
-    """The real app on a free localhost port, with its own empty result cache."""
-    folder = tmp_path_factory.mktemp("browser-app")
+@contextlib.contextmanager
+def serve(folder: Path):
+    """The real app on a free localhost port, with its own empty result cache in `folder`."""
     port = _free_port()
     log = folder / "streamlit.log"
     env = dict(os.environ, EXPLORER_CACHE_DIR=str(folder / "cache"))
@@ -108,6 +108,12 @@ def app_url(tmp_path_factory):
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory):
+    with serve(tmp_path_factory.mktemp("browser-app")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -346,3 +352,22 @@ def test_html_report_downloads_and_opens_offline(page, browser):
     viewer.screenshot(path=str(ARTIFACTS / "report.png"))
     offline.close()
     assert requests == [report.as_uri()]
+
+
+@pytest.mark.parametrize(("path", "heading_text"), [("inspect", "Inspect an example"), ("dataset", "Browse a test set"), ("lab", "Error-injection lab")])
+def test_each_pages_direct_url_on_a_fresh_server_shows_the_full_frame(browser, tmp_path, path, heading_text):
+    """Before any session has run the router, Streamlit serves `pages/` as old-style pages: the
+    page itself must draw the frame (sidebar with the detectors), as it does under the router."""
+    with serve(tmp_path) as url:
+        context = browser.new_context(viewport=VIEWPORT)
+        context.set_default_timeout(TIMEOUT_MS)
+        tab = context.new_page()
+        tab.goto(f"{url}/{path}")
+        heading(tab, heading_text).wait_for()
+        sidebar = tab.locator("[data-testid=stSidebar]")
+        sidebar.get_by_text("Detectors").wait_for()
+        assert sidebar.get_by_role("button", name="Remove ROUGE-1").count() == 1
+        settle(tab)
+        assert not tab.locator("[data-testid=stException]").count()
+        screenshot(tab, f"direct-url-{path}")
+        context.close()

@@ -1,0 +1,22 @@
+"""The frame every page shares: page settings and the sidebar (detectors, language model).
+
+Each page calls `page_frame()` first. Under the router (`app.py`'s `st.navigation`) that is the
+usual case; but Streamlit also serves the `pages/` folder as old-style pages until some session
+has run `st.navigation`, so on a freshly started server a page's direct URL runs the page
+without the router. Calling the frame from the page gives both paths the same frame; the router
+does not draw it again.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.ui import state
+
+TITLE = "RAG Error Explorer"
+ICON = "🔎"
+
+
+def page_frame() -> None:
+    st.set_page_config(page_title=TITLE, page_icon=ICON, layout="wide")
+    state.sidebar()
