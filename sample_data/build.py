@@ -7,8 +7,8 @@ and the four ambiguous kinds), computes every character span from the assembled 
 checks that each span covers exactly the text it is meant to, records where each argument is
 put into words in the response (``verbalizations``), and writes
 
-    sample_data/examples.jsonl         one labelled example per line
-    sample_data/spare_arguments.jsonl  one line per topic and perspective
+    explorer/resources/samples/examples.jsonl         one labelled example per line
+    explorer/resources/samples/spare_arguments.jsonl  one line per topic and perspective
 
 Standard library only. The output is deterministic: running the script twice gives
 byte-identical files.
@@ -30,8 +30,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SOURCE_DIR = HERE / "source"
-EXAMPLES_PATH = HERE / "examples.jsonl"
-SPARE_PATH = HERE / "spare_arguments.jsonl"
+SHIPPED = HERE.parent / "explorer" / "resources" / "samples"  # the package ships what this writes
+EXAMPLES_PATH = SHIPPED / "examples.jsonl"
+SPARE_PATH = SHIPPED / "spare_arguments.jsonl"
 
 PERSPECTIVES = ("pro", "con")  # output order: perspective index 0 = pro, 1 = con
 SPLITS = ("train", "dev", "test")

@@ -1,8 +1,8 @@
 """Precompute a detector's results for the sample data and write them as a shipped seed bundle.
 
-    python sample_data/precompute.py --methods salience [--data sample_data/examples.jsonl ...]
+    python sample_data/precompute.py --methods salience [--data explorer/resources/samples/examples.jsonl ...]
 
-Writes `sample_data/scores/<method>.jsonl.gz`, which `explorer.scoring.cache.ResultCache` serves
+Writes `explorer/resources/samples/scores/<method>.jsonl.gz`, which `explorer.scoring.cache.ResultCache` serves
 read-only, so the app opens the sample examples at once. Results go through the user's result
 cache as they are computed, so an interrupted run resumes. Salience takes minutes per example
 on a CPU; the shipped bundle was computed on a GPU (`--out` lets such a run write elsewhere).
@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from explorer import detectors  # noqa: E402
+from explorer.config import SAMPLE_EXAMPLES, SHIPPED_SCORES  # noqa: E402
 from explorer.data.jsonl import parse_jsonl
 from explorer.scoring.cache import ResultCache, write_seed_bundle  # noqa: E402
 from explorer.scoring.runner import score_example  # noqa: E402
@@ -28,8 +29,8 @@ from explorer.scoring.runner import score_example  # noqa: E402
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", default="salience", help="comma-separated detectors")
-    parser.add_argument("--data", type=Path, nargs="+", default=[HERE / "examples.jsonl"])
-    parser.add_argument("--out", type=Path, default=HERE / "scores")
+    parser.add_argument("--data", type=Path, nargs="+", default=[SAMPLE_EXAMPLES])
+    parser.add_argument("--out", type=Path, default=SHIPPED_SCORES)
     parser.add_argument("--model", help="causal LM for model-based detectors (default: the packaged one)")
     parser.add_argument("--part", default="1/1", help="K/N: score the K-th of N equal parts, written apart")
     args = parser.parse_args()

@@ -31,7 +31,7 @@ from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
-from explorer.models.encoder import EMBEDDING_PACKAGE, default_model_path
+from explorer.models.encoder import EMBEDDING_PACKAGE, default_model_path, load_pair_classifier
 from explorer.models.trained import TrainedNotFoundError, find_trained
 from explorer.text.claims import sentence_spans
 from explorer.text.prompts import curly_braces_arguments
@@ -140,19 +140,6 @@ def adapter_digest(directory: Path) -> str:
     return hashlib.sha256((Path(directory) / WEIGHTS_FILE).read_bytes()).hexdigest()
 
 
-def _load_base(path: Path):
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-    from transformers.utils import logging
-
-    verbosity = logging.get_verbosity()
-    logging.set_verbosity_error()  # the head is new (trained, or loaded from an adapter): no warning needed
-    try:
-        model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=2)
-    finally:
-        logging.set_verbosity(verbosity)
-    return AutoTokenizer.from_pretrained(path), model.eval()
-
-
 class CrossEncoder:
     """The encoder with one trained adapter per task (PEFT adapters named by task)."""
 
@@ -167,7 +154,7 @@ class CrossEncoder:
         from peft import PeftModel
 
         self.model_path = Path(model_path) if model_path else default_model_path()
-        self.tokenizer, base = _load_base(self.model_path)
+        self.tokenizer, base = load_pair_classifier(self.model_path)
         self.limit = int(base.config.max_position_embeddings)
         self.batch_size = batch_size
         # One thread, as for the sentence encoder (`explorer.models.encoder`): two were slower on

@@ -139,3 +139,18 @@ def model_path_is_default(path: Path) -> bool:
         return path.resolve() == default_model_path().resolve()
     except ImportError:
         return False
+
+
+def load_pair_classifier(path: Path):
+    """A BERT-style encoder folder (default: the packaged MiniLM) as a two-way sentence-pair
+    classifier with a new head, and its tokenizer; the head is trained or loaded by the caller."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers.utils import logging
+
+    verbosity = logging.get_verbosity()
+    logging.set_verbosity_error()  # the head is new (trained, or loaded from an adapter): no warning needed
+    try:
+        model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=2)
+    finally:
+        logging.set_verbosity(verbosity)
+    return AutoTokenizer.from_pretrained(path), model.eval()

@@ -7,7 +7,7 @@ is served. Writes are atomic (temporary file + rename): an interrupted run leave
 whole result or none, and the next run resumes from there.
 
 Read-only "seed" bundles (JSON Lines of `{"key": ..., "result": ...}`, gzipped when they end
-in `.gz`) ship precomputed results, e.g. for `sample_data/`, so the app opens those examples
+in `.gz`) ship precomputed results, e.g. for the shipped samples, so the app opens those examples
 instantly.
 """
 

@@ -41,7 +41,6 @@ from explorer.data.example import Example
 from explorer.data.labels import overlaps
 from explorer.detectors.cross_encoder import (
     PairTooLongError,
-    _load_base,
     _logits,
     encode,
     encoder_identity,
@@ -49,7 +48,7 @@ from explorer.detectors.cross_encoder import (
     units,
 )
 from explorer.evaluation.statistics import roc_auc
-from explorer.models.encoder import default_model_path
+from explorer.models.encoder import default_model_path, load_pair_classifier
 from explorer.training import TrainingInputError, TrainingRequest
 from explorer.training.data import BestOnDev, save_peft, target, torch_training, training_record
 
@@ -104,7 +103,7 @@ def train(
     started = time.monotonic()
     torch.manual_seed(settings.seed)
     path = Path(model_path) if model_path else default_model_path()
-    tokenizer, base = _load_base(path)
+    tokenizer, base = load_pair_classifier(path)
     limit = int(base.config.max_position_embeddings)
     config = LoraConfig(task_type=TaskType.SEQ_CLS, r=8, lora_alpha=16, lora_dropout=0.1, target_modules=LORA_TARGETS)
     model = get_peft_model(base, config)

@@ -117,12 +117,12 @@ def paste_box(prefix: str) -> None:
 
 
 def sample_picker(prefix: str) -> None:
-    """A select box over `sample_data/` that loads the chosen example into the editor."""
+    """A select box over the shipped samples that loads the chosen example into the editor."""
     sample_select(_k(prefix, "sample"), lambda example: load_into_editor(prefix, example))
 
 
 def sample_select(key: str, on_pick: Callable[[Example], None]) -> None:
-    """A select box over `sample_data/` that hands the chosen example to `on_pick` (a callback:
+    """A select box over the shipped samples that hands the chosen example to `on_pick` (a callback:
     it runs before the page reruns); clearing the box picks nothing."""
     samples = sample_examples()
     if not samples:

@@ -1,6 +1,6 @@
 """Named datasets and deep links: `?dataset=<name>&example=<id>` reopens an example.
 
-A dataset is named by its file in `sample_data/` (e.g. `examples.jsonl`) or, for a file the
+A dataset is named by its file in the shipped samples (`explorer/resources/samples/`, e.g. `examples.jsonl`) or, for a file the
 user uploaded in this session, `upload:<file name>`. Uploads live in the session only, so a
 link to one works in the session that uploaded it; links to sample files work anywhere.
 """
@@ -27,7 +27,7 @@ def _read_sample(name: str, modified: float) -> LoadResult:
 
 
 def sample_datasets() -> list[str]:
-    """Files in `sample_data/` holding examples (other JSON Lines there, e.g. spare arguments, are not)."""
+    """Files among the shipped samples holding examples (other JSON Lines there, e.g. spare arguments, are not)."""
     names = []
     for path in sorted(SAMPLE_DIR.glob("*.jsonl")):
         if _read_sample(path.name, path.stat().st_mtime).examples:

@@ -130,14 +130,14 @@ def test_pinned_choices_on_the_sample_data():
 
 
 def test_the_shipped_synthetic_file_is_up_to_date():
-    """sample_data/synthetic.jsonl is `explorer synth sample_data/examples.jsonl --seed 0`."""
+    """The shipped synthetic.jsonl is `explorer synth` of the shipped examples.jsonl with --seed 0."""
     examples = load_samples()
     spare = synthetic.read_spare_arguments(SAMPLE_DIR / "spare_arguments.jsonl")
     expected = [*examples, *synthetic.synthesize(examples, spare, seed=0)]
     shipped = parse_jsonl(SAMPLE_DIR / "synthetic.jsonl")
     assert not shipped.errors
     assert [e.to_dict() for e in shipped.examples] == [e.to_dict() for e in expected], (
-        "run: explorer synth sample_data/examples.jsonl --out sample_data/synthetic.jsonl"
+        "run: explorer synth explorer/resources/samples/examples.jsonl --out explorer/resources/samples/synthetic.jsonl"
     )
     made = [e for e in shipped.examples if e.labels.kind in ("synthetic", "synthetic_paraphrased")]
     assert len(made) == 2 * sum(synthetic.is_error_free(e.labels) for e in examples)

@@ -1,0 +1,27 @@
+"""Every learned detector in the registry names a trainer that `explorer train` can use."""
+
+import inspect
+
+import pytest
+
+from explorer import detectors
+from explorer.training import Trainer
+
+
+def test_the_learned_detectors_are_the_ones_with_trainers():
+    assert detectors.trainable() == ["classifier", "alignment_classifier", "cross_encoder"]
+
+
+@pytest.mark.parametrize("name", detectors.trainable())
+def test_each_trainer_follows_the_protocol(name):
+    trainer = detectors.trainer(name)
+    for method in ("train", "save"):
+        assert list(inspect.signature(getattr(trainer, method)).parameters) == list(
+            inspect.signature(getattr(Trainer, method)).parameters
+        )[1:]
+    assert trainer.no_step_options is None or "dev" in trainer.no_step_options
+
+
+def test_a_detector_without_a_trainer_is_refused_with_the_trainable_ones():
+    with pytest.raises(detectors.UnknownDetectorError, match="available: classifier, alignment_classifier, cross_encoder"):
+        detectors.trainer("rouge")
