@@ -164,7 +164,8 @@ def main(argv=None) -> int:
         strict = mean_average_precision(merged, "label_strict")
         relaxed = mean_average_precision(merged, "label_relaxed")
         note = f"  ({failures} pairs could not be scored: counted as 0)" if failures else ""
-        print(f"{detectors.spec(name).title:<22} {strict:>10.3f} {relaxed:>11.3f} {time.perf_counter() - started:>8.1f}{note}")
+        seconds = time.perf_counter() - started
+        print(f"{detectors.spec(name).title:<22} {strict:>10.3f} {relaxed:>11.3f} {seconds:>8.1f}{note}")
     return 0
 
 

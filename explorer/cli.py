@@ -332,7 +332,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--data",
         type=Path,
         action="append",
-        help="JSON Lines with error-free and synthetic examples, repeatable (default: the shipped samples' synthetic.jsonl)",
+        help="JSON Lines with error-free and synthetic examples, repeatable "
+        "(default: the shipped samples' synthetic.jsonl)",
     )
     train.add_argument("--steps", type=int, help="optimizer steps (default: 60 classifier, 200 cross_encoder)")
     train.add_argument(

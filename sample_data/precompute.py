@@ -21,7 +21,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from explorer import detectors  # noqa: E402
 from explorer.config import SAMPLE_EXAMPLES, SHIPPED_SCORES  # noqa: E402
-from explorer.data.jsonl import parse_jsonl
+from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.scoring.cache import ResultCache, write_seed_bundle  # noqa: E402
 from explorer.scoring.runner import score_example  # noqa: E402
 

@@ -14,7 +14,18 @@ pytestmark = pytest.mark.slow  # builds a wheel (about 15 s)
 
 def test_a_built_wheel_finds_the_samples_shipped_scores_and_weights_without_the_checkout(tmp_path):
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
         check=True,
         cwd=tmp_path,
     )
@@ -27,7 +38,7 @@ def test_a_built_wheel_finds_the_samples_shipped_scores_and_weights_without_the_
         "import json\n"
         "print(json.dumps([len(s.load_samples()), len(list(c.SHIPPED_SCORES.glob('*.jsonl*'))),"
         " sorted(p.name for p in c.RESOURCES.iterdir() if p.is_dir())]))\n"
-    ) % str(site)
+    ).replace("%r", repr(str(site)))
     # Run outside the checkout so that nothing is imported from it.
     done = subprocess.run(
         [sys.executable, "-c", probe], cwd=tmp_path, env={"PYTHONPATH": str(site)}, capture_output=True, text=True

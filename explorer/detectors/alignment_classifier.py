@@ -36,10 +36,7 @@ class AlignmentClassifierDetector(Detector):
     def __init__(self, *, encoder: SentenceEncoder | None = None, encoder_path: str | None = None):
         self.encoder = encoder or shared_encoder(encoder_path)
         try:
-            self.models = {
-                task: load(find_model(self.encoder.identity(), task))
-                for task in ERROR_TYPES
-            }
+            self.models = {task: load(find_model(self.encoder.identity(), task)) for task in ERROR_TYPES}
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
 
@@ -56,10 +53,7 @@ class AlignmentClassifierDetector(Detector):
             alignment = align(example, self.encoder)
         except TooLongError as error:
             raise DetectorError(str(error)) from error
-        unsupported, dropped = (
-            self.models[task].p_error(features(example, alignment, task))
-            for task in ERROR_TYPES
-        )
+        unsupported, dropped = (self.models[task].p_error(features(example, alignment, task)) for task in ERROR_TYPES)
         return DetectorResult.from_units(
             self,
             example,

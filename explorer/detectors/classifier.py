@@ -45,9 +45,7 @@ class ClassifierDetector(Detector):
     def __init__(self, model: str | None = None):
         self.language_model = load_language_model(model)
         try:
-            prompt_dirs = {
-                task: find_prompt(self.language_model.identity, task) for task in ERROR_TYPES
-            }
+            prompt_dirs = {task: find_prompt(self.language_model.identity, task) for task in ERROR_TYPES}
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
         self.classifier = SoftPromptClassifier(self.language_model, prompt_dirs)

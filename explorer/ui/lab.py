@@ -26,7 +26,13 @@ from explorer.ui import editor, results, state
 
 SOURCES = ("Sample", "Inspect page's example", "Paste JSON")
 # Choices that name an argument or perspective of the example: stale once it changes.
-_CHOICES = (state.LAB_DROP_CHOICE, state.LAB_MOVE_CHOICE, state.LAB_MOVE_TO, state.LAB_EDIT_CHOICE, state.LAB_ADD_PERSPECTIVE)
+_CHOICES = (
+    state.LAB_DROP_CHOICE,
+    state.LAB_MOVE_CHOICE,
+    state.LAB_MOVE_TO,
+    state.LAB_EDIT_CHOICE,
+    state.LAB_ADD_PERSPECTIVE,
+)
 
 
 @st.cache_data(show_spinner=False)
@@ -196,7 +202,9 @@ def edit_controls(example: Example) -> None:
         st.button(
             "Apply the new response",
             key=state.LAB_RESPOND,
-            on_click=lambda: _apply("edited the response", lambda e: edits.edit_response(e, session[state.LAB_RESPONSE])),
+            on_click=lambda: _apply(
+                "edited the response", lambda e: edits.edit_response(e, session[state.LAB_RESPONSE])
+            ),
         )
 
     done = session.get(state.LAB_EDITS, [])

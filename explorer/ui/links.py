@@ -1,8 +1,9 @@
 """Named datasets and deep links: `?dataset=<name>&example=<id>` reopens an example.
 
-A dataset is named by its file in the shipped samples (`explorer/resources/samples/`, e.g. `examples.jsonl`) or, for a file the
-user uploaded in this session, `upload:<file name>`. Uploads live in the session only, so a
-link to one works in the session that uploaded it; links to sample files work anywhere.
+A dataset is named by its file in the shipped samples (`explorer/resources/samples/`, e.g.
+`examples.jsonl`) or, for a file the user uploaded in this session, `upload:<file name>`.
+Uploads live in the session only, so a link to one works in the session that uploaded it;
+links to sample files work anywhere.
 """
 
 from __future__ import annotations

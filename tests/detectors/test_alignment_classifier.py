@@ -88,9 +88,7 @@ def test_training_keeps_the_regularization_with_the_best_dev_auc(encoder):
     aucs = dict((strength, auc) for strength, auc in record["dev_roc_auc"])
     assert set(aucs) == set(logistic.REGULARIZATION)
     assert aucs[record["kept_C"]] == max(aucs.values())
-    assert record["train_positive_units"] > 0 and record["train_data_sha256"] == data.data_digest(
-        train_set, "coverage"
-    )
+    assert record["train_positive_units"] > 0 and record["train_data_sha256"] == data.data_digest(train_set, "coverage")
     assert model.features == alignment_classifier.FEATURES["coverage"]
 
 

@@ -107,7 +107,9 @@ def test_a_tiny_training_run_lowers_the_loss_and_its_saved_adapter_scores_the_sa
     assert record["train_units"] == 6 and record["train_positive_units"] == 1
     units = cross_encoder_detector.units(examples[1], "hallucination")
     tokenizer = AutoTokenizer.from_pretrained(cross_encoder.default_model_path())
-    trained = cross_encoder_detector.pair_p_error(model, tokenizer, cross_encoder_detector.encode(tokenizer, units, 512))
+    trained = cross_encoder_detector.pair_p_error(
+        model, tokenizer, cross_encoder_detector.encode(tokenizer, units, 512)
+    )
     save_peft(model, record, tmp_path / "hallucination")
     reloaded = cross_encoder_detector.CrossEncoder({"hallucination": tmp_path / "hallucination"})
     assert reloaded.p_error(units, "hallucination") == pytest.approx(trained, abs=1e-6)

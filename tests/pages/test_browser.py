@@ -354,7 +354,10 @@ def test_html_report_downloads_and_opens_offline(page, browser):
     assert requests == [report.as_uri()]
 
 
-@pytest.mark.parametrize(("path", "heading_text"), [("inspect", "Inspect an example"), ("dataset", "Browse a test set"), ("lab", "Error-injection lab")])
+@pytest.mark.parametrize(
+    ("path", "heading_text"),
+    [("inspect", "Inspect an example"), ("dataset", "Browse a test set"), ("lab", "Error-injection lab")],
+)
 def test_each_pages_direct_url_on_a_fresh_server_shows_the_full_frame(browser, tmp_path, path, heading_text):
     """Before any session has run the router, Streamlit serves `pages/` as old-style pages: the
     page itself must draw the frame (sidebar with the detectors), as it does under the router."""

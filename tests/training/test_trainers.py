@@ -16,12 +16,15 @@ def test_the_learned_detectors_are_the_ones_with_trainers():
 def test_each_trainer_follows_the_protocol(name):
     trainer = detectors.trainer(name)
     for method in ("train", "save"):
-        assert list(inspect.signature(getattr(trainer, method)).parameters) == list(
-            inspect.signature(getattr(Trainer, method)).parameters
-        )[1:]
+        assert (
+            list(inspect.signature(getattr(trainer, method)).parameters)
+            == list(inspect.signature(getattr(Trainer, method)).parameters)[1:]
+        )
     assert trainer.no_step_options is None or "dev" in trainer.no_step_options
 
 
 def test_a_detector_without_a_trainer_is_refused_with_the_trainable_ones():
-    with pytest.raises(detectors.UnknownDetectorError, match="available: classifier, alignment_classifier, cross_encoder"):
+    with pytest.raises(
+        detectors.UnknownDetectorError, match="available: classifier, alignment_classifier, cross_encoder"
+    ):
         detectors.trainer("rouge")

@@ -85,6 +85,9 @@ class Settings:
         return dataclasses.asdict(self)
 
 
+DEFAULT_SETTINGS = Settings()
+
+
 @dataclass(frozen=True, eq=False)
 class Alignment:
     """Claims x evidence units of one example, with their cosine similarities (see module doc)."""
@@ -236,7 +239,7 @@ def _group_clauses(clause_rows: np.ndarray, clause_scores: np.ndarray, match: fl
     return groups
 
 
-def align(example: Example, encoder: Encoder, settings: Settings = Settings()) -> Alignment:
+def align(example: Example, encoder: Encoder, settings: Settings = DEFAULT_SETTINGS) -> Alignment:
     """Claims of `example.response` aligned with every argument sentence (one batch per step).
 
     A sentence becomes several claims when its candidate clauses (`claims.clause_spans`)
@@ -291,18 +294,6 @@ def align(example: Example, encoder: Encoder, settings: Settings = Settings()) -
         claim_similarity=(claim_vectors @ claim_vectors.T).astype(np.float32),
         query_similarity=(claim_vectors @ query_vector).astype(np.float32),
     )
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 # RefChecker's aggregation ---------------------------------------------------------------------

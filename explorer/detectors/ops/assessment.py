@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.detectors.ops.alignment import Alignment, Settings
+from explorer.detectors.ops.alignment import DEFAULT_SETTINGS, Alignment, Settings
 
 SUPPORTED, UNSUPPORTED, FRAMING, ABSTAIN = "supported", "unsupported", "framing", "abstain"
 AGGREGATION_RULES = ("strict", "soft", "major")
@@ -104,7 +104,7 @@ class Assessment:
         return flags(self)
 
 
-def assess(alignment: Alignment, settings: Settings = Settings()) -> Assessment:
+def assess(alignment: Alignment, settings: Settings = DEFAULT_SETTINGS) -> Assessment:
     """Read `alignment` with `settings`: framing claims, parts, credits (see `Settings`)."""
     n_arguments, n_claims = len(alignment.arguments), len(alignment.claims)
     framing = _framing(alignment) if settings.framing else np.zeros(n_claims, dtype=bool)

@@ -30,7 +30,9 @@ def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters
         st.subheader("Filter examples")
         splits = table.choices(frame, "split")
         chosen_splits = (
-            st.multiselect("Split", splits, default=["test"] if "test" in splits else [], key=state.DATASET_FILTER_SPLIT)
+            st.multiselect(
+                "Split", splits, default=["test"] if "test" in splits else [], key=state.DATASET_FILTER_SPLIT
+            )
             if splits
             else []
         )
@@ -51,7 +53,9 @@ def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters
                 key=state.DATASET_FILTER_SCORE_COLUMN,
                 format_func=lambda c: f"{report.method_title(c.rsplit('.', 1)[0])} · {c.rsplit('.', 1)[1]}",
             )
-            ranges[column] = st.slider("Score range", 0.0, 1.0, (0.0, 1.0), step=0.01, key=state.DATASET_FILTER_SCORE_RANGE)
+            ranges[column] = st.slider(
+                "Score range", 0.0, 1.0, (0.0, 1.0), step=0.01, key=state.DATASET_FILTER_SCORE_RANGE
+            )
         traps_only = table.TRUST_TRAP in frame.columns and st.toggle(
             "Trust traps only",
             key=state.DATASET_FILTER_TRUST_TRAPS,
@@ -116,9 +120,7 @@ def auc_table(cells: Sequence[auc.AucCell], methods: Sequence[str]) -> pd.DataFr
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-def slice_cells(
-    examples: Sequence[Example], results, methods: Sequence[str], error_type: str
-) -> list[auc.AucCell]:
+def slice_cells(examples: Sequence[Example], results, methods: Sequence[str], error_type: str) -> list[auc.AucCell]:
     settings = auc.Settings(n_bootstrap=PAGE_BOOTSTRAP)
     cells = []
     for chosen in slices.SLICES:
@@ -171,7 +173,9 @@ def show_thresholds(
         st.caption(" · ".join(f"{name} {'–' if v is None else f'{v:.2f}'}" for name, v in rates))
     with matrix:
         st.plotly_chart(
-            figures.confusion_figure(counts), key=f"{state.DATASET_CONFUSION}.{method}", config={"displayModeBar": False}
+            figures.confusion_figure(counts),
+            key=f"{state.DATASET_CONFUSION}.{method}",
+            config={"displayModeBar": False},
         )
     with spread:
         st.plotly_chart(
@@ -194,7 +198,9 @@ def show_failures(
     scored_methods = [m for m in methods if any(m in results.get(e.id, {}) for e in examples)]
     if not scored_methods:
         return
-    method = st.selectbox("Failures of", scored_methods, format_func=report.method_title, key=state.DATASET_FAILURE_METHOD)
+    method = st.selectbox(
+        "Failures of", scored_methods, format_func=report.method_title, key=state.DATASET_FAILURE_METHOD
+    )
     threshold = st.session_state.get(state.DATASET_THRESHOLDS, {}).get((method, error_type, slice_name))
     if threshold is None:
         return
@@ -222,7 +228,9 @@ def show_failures(
                 f"{code(example_id)} · {topic}gold: {example.labels.summary()} · score **{score:.3f}**",
                 help=literal(example.response[:400]),
             )
-            if button.button("Inspect", key=f"{state.DATASET_OPEN}.{kind}.{example_id}", help="Open with gold labels overlaid"):
+            if button.button(
+                "Inspect", key=f"{state.DATASET_OPEN}.{kind}.{example_id}", help="Open with gold labels overlaid"
+            ):
                 open_in_inspect(example, source)
         if len(ids) > MAX_FAILURES_LISTED:
             st.caption(f"{len(ids) - MAX_FAILURES_LISTED} more; see the Examples tab (failures first).")

@@ -102,7 +102,8 @@ def show_examples(
     if threshold is not None:
         outcome = table.outcomes(examples, results, method, error_type, slice_name, threshold)
         st.caption(
-            f"Outcome: {report.method_title(method)} at threshold {threshold:.2f} on the {SLICE_TITLES[slice_name].lower()} "
+            f"Outcome: {report.method_title(method)} at threshold {threshold:.2f} "
+            f"on the {SLICE_TITLES[slice_name].lower()} "
             f"slice ({ERROR_TITLES[error_type].lower()}); examples outside the slice have none."
         )
     shown = show_table(display_frame(frame, outcome), methods)

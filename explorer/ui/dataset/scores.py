@@ -113,7 +113,9 @@ def _cached_or_started(method, key, detector, examples, scores):
             stop.clear()
         st.session_state.setdefault(state.DATASET_STARTED_JOBS, set()).add(key)
         scores.jobs[method] = jobs.submit(
-            key, f"{detectors.spec(method).title} on {len(missing)} examples", dataset_jobs.background_work(detector, missing, stop, state.get_result_cache())
+            key,
+            f"{detectors.spec(method).title} on {len(missing)} examples",
+            dataset_jobs.background_work(detector, missing, stop, state.get_result_cache()),
         )
         scores.keys[method] = key
     return results, failures
@@ -135,7 +137,9 @@ def show_scoring_status(scores: dataset_jobs.DatasetScores, total: int) -> None:
         text, button = st.columns([5, 1])
         text.warning(f"{report.method_title(method)}: {message}. Examples without a score are left out of its numbers.")
         if method in scores.keys:
-            button.button("Resume", key=f"{state.DATASET_RESUME}.{method}", on_click=_resume, args=(scores.keys[method],))
+            button.button(
+                "Resume", key=f"{state.DATASET_RESUME}.{method}", on_click=_resume, args=(scores.keys[method],)
+            )
     for method, failed in scores.failures.items():
         with st.expander(f"{report.method_title(method)} could not score {len(failed)} example(s)"):
             st.markdown("\n".join(f"- {code(i)}: {literal(m)}" for i, m in list(failed.items())[:100]))

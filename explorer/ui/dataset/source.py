@@ -25,12 +25,16 @@ def choose_dataset() -> tuple[str, LoadResult] | None:
     if session.get(state.DATASET_SOURCE) not in options:
         session[state.DATASET_SOURCE] = options[0] if options else None
     if session.get(state.DATASET_SOURCE_WIDGET) != session[state.DATASET_SOURCE]:
-        session[state.DATASET_SOURCE_WIDGET] = session[state.DATASET_SOURCE]  # the widget's own value is dropped on other pages
+        session[state.DATASET_SOURCE_WIDGET] = session[
+            state.DATASET_SOURCE
+        ]  # the widget's own value is dropped on other pages
 
     def upload() -> None:
         file = session[state.DATASET_UPLOADER]
         if file is not None:
-            session[state.DATASET_SOURCE] = session[state.DATASET_SOURCE_WIDGET] = links.add_upload(file.name, file.getvalue())
+            session[state.DATASET_SOURCE] = session[state.DATASET_SOURCE_WIDGET] = links.add_upload(
+                file.name, file.getvalue()
+            )
 
     pick, add = st.columns([2, 1])
     with pick:
