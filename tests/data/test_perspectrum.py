@@ -1,0 +1,230 @@
+"""The Perspectrum builder: deterministic, never reads the reserved test split, spans on the right text."""
+
+import json
+
+import pytest
+
+from explorer.data import perspectrum
+from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+from explorer.example import parse_jsonl, write_jsonl
+
+SECRET = "Reserved"  # every test-split text in the fake data contains it
+
+
+def _fake_claim(cid, text, clusters):
+    return {
+        "cId": cid,
+        "text": text,
+        "perspectives": [
+            {"pids": pids, "stance_label_3": stance, "stance_label_5": stance, "voter_counts": [], "evidence": []}
+            for stance, pids in clusters
+        ],
+    }
+
+
+@pytest.fixture
+def fake_perspectrum(tmp_path):
+    """Three train, two dev and two test claims; pid 3 is shared by a train claim and a test claim,
+    pid 40 by a train and a dev claim."""
+    pool, claims, split = {}, [], {}
+    next_pid = [100]
+
+    def cluster(stance, texts, pids=()):
+        ids = list(pids)
+        for text in texts[len(ids):]:
+            ids.append(next_pid[0])
+            next_pid[0] += 1
+        for pid, text in zip(ids, texts):
+            pool[pid] = text
+        return stance, ids
+
+    topics = {
+        1: ("train", "Zoos should be banned", "animals"),
+        2: ("train", "Homework should be abolished", "homework"),
+        3: ("train", "Cities should ban cars", "cars"),
+        4: ("dev", "Voting should be compulsory", "voting"),
+        5: ("dev", "Nuclear power is the future", "reactors"),
+        6: ("test", f"{SECRET} claim about taxes", "taxes"),
+        7: ("test", f"{SECRET} claim about cheese", "cheese"),
+    }
+    for cid, (which, text, word) in topics.items():
+        split[str(cid)] = which
+        secret = f"{SECRET} " if which == "test" else ""
+        shared = {1: [3], 6: [3], 2: [40], 4: [40]}.get(cid, [])
+        clusters = []
+        for k, stance in enumerate(("SUPPORT", "SUPPORT", "SUPPORT", "UNDERMINE", "UNDERMINE", "UNDERMINE")):
+            texts = [f"{secret}The {word} point number {k} member {m} holds true." for m in range(3)]
+            if k == 0 and shared:
+                pool_text = pool.get(shared[0], texts[0])
+                clusters.append(cluster(stance, [pool_text] + texts[1:], pids=shared))
+            else:
+                clusters.append(cluster(stance, texts))
+        clusters.append(cluster("UNDERMINE", [f"{secret}A lone {word} objection without any paraphrase."]))
+        claims.append(_fake_claim(cid, text, clusters))
+    folder = tmp_path / "perspectrum"
+    folder.mkdir()
+    (folder / perspectrum.SPLIT_FILE).write_text(json.dumps(split))
+    (folder / perspectrum.CLAIMS_FILE).write_text(json.dumps(claims))
+    (folder / perspectrum.POOL_FILE).write_text(
+        json.dumps([{"pId": pid, "text": text, "source": "fake"} for pid, text in pool.items()])
+    )
+    test_pids = {pid for c in claims if split[str(c["cId"])] == "test" for p in c["perspectives"] for pid in p["pids"]}
+    dev_pids = {pid for c in claims if split[str(c["cId"])] == "dev" for p in c["perspectives"] for pid in p["pids"]}
+    return folder, test_pids, dev_pids
+
+
+@pytest.mark.parametrize("splits", [("test",), ("train", "test"), ("dev", "test")])
+def test_the_test_split_is_refused(fake_perspectrum, splits):
+    folder, _, _ = fake_perspectrum
+    with pytest.raises(perspectrum.TestSplitError):
+        perspectrum.build(splits, folder=folder)
+    with pytest.raises(perspectrum.TestSplitError):
+        perspectrum.load_claims(splits, folder)
+
+
+def test_the_cli_refuses_the_test_split(fake_perspectrum, tmp_path):
+    folder, _, _ = fake_perspectrum
+    with pytest.raises(SystemExit):
+        perspectrum.main(["--out", str(tmp_path / "x.jsonl"), "--splits", "test", "--data", str(folder)])
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_no_test_claim_text_is_ever_touched(fake_perspectrum, monkeypatch):
+    """Claim records of the test split are read for their id and perspective ids, never their text."""
+    folder, _, _ = fake_perspectrum
+    touched = []
+
+    class Watched(dict):
+        def __getitem__(self, key):
+            if key == "text" and dict.__getitem__(self, "cId") in (6, 7):
+                touched.append(dict.__getitem__(self, "cId"))
+            return dict.__getitem__(self, key)
+
+        def get(self, key, default=None):
+            return self[key] if key in self else default
+
+    real_loads = json.loads
+
+    def loads(text, **kwargs):
+        data = real_loads(text, **kwargs)
+        if isinstance(data, list) and data and "cId" in data[0]:
+            return [Watched(record) for record in data]
+        return data
+
+    monkeypatch.setattr(perspectrum.json, "loads", loads)
+    examples = perspectrum.build(folder=folder)
+    assert examples and not touched
+
+
+def test_no_test_split_text_or_perspective_in_any_example(fake_perspectrum):
+    folder, test_pids, _ = fake_perspectrum
+    examples = perspectrum.build(folder=folder, variants=4)
+    assert {e.split for e in examples} == {"train", "dev"}
+    for example in examples:
+        assert not perspectrum.used_pids(example) & test_pids
+        assert SECRET not in json.dumps(example.to_dict())
+        assert example.extra[perspectrum.SOURCE_FIELD]["claim"] not in (6, 7)
+
+
+def test_train_examples_use_no_dev_perspective(fake_perspectrum):
+    folder, _, dev_pids = fake_perspectrum
+    examples = perspectrum.build(("train",), folder=folder, variants=4)
+    assert examples and all(not perspectrum.used_pids(e) & dev_pids for e in examples)
+
+
+def test_deterministic_for_a_seed(fake_perspectrum, tmp_path):
+    folder, _, _ = fake_perspectrum
+    paths = []
+    for run, seed in enumerate((0, 0, 1)):
+        paths.append(tmp_path / f"run{run}.jsonl")
+        write_jsonl(perspectrum.build(folder=folder, seed=seed), paths[-1])
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    assert paths[0].read_bytes() != paths[2].read_bytes()
+
+
+def test_examples_are_valid_and_labelled_like_the_paper(fake_perspectrum, tmp_path):
+    folder, _, _ = fake_perspectrum
+    examples = perspectrum.build(folder=folder)
+    write_jsonl(examples, tmp_path / "out.jsonl")
+    loaded = parse_jsonl(tmp_path / "out.jsonl")
+    assert loaded.ok and len(loaded.examples) == len(examples)
+    kinds = {(e.labels.kind, e.labels.hallucination, e.labels.coverage_error) for e in examples}
+    assert kinds == {
+        ("paraphrased", False, False),
+        ("synthetic_paraphrased", True, False),
+        ("synthetic_paraphrased", False, True),
+    }
+
+
+def _stated_text(folder, pid):
+    pool = {e["pId"]: e["text"] for e in json.loads((folder / perspectrum.POOL_FILE).read_text())}
+    return pool[pid]
+
+
+def test_a_synthetic_hallucination_spans_the_removed_arguments_sentence(fake_perspectrum):
+    folder, _, _ = fake_perspectrum
+    examples = perspectrum.build(folder=folder, variants=4)
+    hallucinations = [e for e in examples if e.labels.hallucination]
+    assert hallucinations
+    for example in hallucinations:
+        removed = example.extra["synthetic"]["removed"]
+        source = {(a["perspective"], a["argument"]): a for a in example.extra[perspectrum.SOURCE_FIELD]["arguments"]}
+        entry = source[(removed["perspective"], removed["argument"])]
+        stated = _stated_text(folder, entry["stated_pid"]).rstrip(".")
+        ((start, end),) = example.labels.hallucinated_spans
+        span = example.response[start:end]
+        assert stated[1:] in span  # the first letter may be lower-cased mid-sentence
+        # A whole sentence, or the first half of a merged one (cut before ", and ..." / "; they ...").
+        assert span[0].isalpha() and (span.endswith(".") or example.response[end] in ",;")
+        assert start == 0 or example.response[start - 1] == " "
+        # The removed argument is gone from the input; the response is unchanged.
+        assert removed["text"] not in [t for _, _, t in example.arguments()]
+
+
+def test_a_synthetic_coverage_error_names_the_added_unstated_argument(fake_perspectrum):
+    folder, _, _ = fake_perspectrum
+    examples = perspectrum.build(folder=folder, variants=4)
+    errors = [e for e in examples if e.labels.coverage_error]
+    assert errors
+    for example in errors:
+        ((uncovered),) = example.labels.uncovered
+        added = example.extra["synthetic"]["added"]
+        text = example.perspectives[uncovered.perspective].arguments[uncovered.argument]
+        assert text == added["text"] and uncovered.spans is None
+        assert text.rstrip(".")[1:] not in example.response
+        source = example.extra[perspectrum.SOURCE_FIELD]
+        cluster_of_added = source["added_pid"]
+        used = {pid for a in source["arguments"] for pid in a["cluster"]}
+        assert cluster_of_added not in used
+
+
+# --------------------------------------------------------------------------------------
+# On the real data, where it is on disk
+
+
+@pytest.fixture(scope="module")
+def real_folder():
+    try:
+        return shared_data_dir("perspectrum") / "perspectrum"
+    except SharedDataNotFoundError as error:
+        pytest.skip(str(error))
+
+
+def test_real_data_never_yields_a_test_claim_or_perspective(real_folder):
+    split = json.loads((real_folder / perspectrum.SPLIT_FILE).read_text())
+    test_ids = {int(cid) for cid, which in split.items() if which == "test"}
+    test_pids = {
+        int(pid)
+        for record in json.loads((real_folder / perspectrum.CLAIMS_FILE).read_text())
+        if int(record["cId"]) in test_ids
+        for cluster in record["perspectives"]
+        for pid in cluster["pids"]
+    }
+    examples = perspectrum.build(folder=real_folder)
+    assert len(examples) > 2000
+    assert {e.split for e in examples} == {"train", "dev"}
+    for example in examples:
+        assert example.extra[perspectrum.SOURCE_FIELD]["claim"] not in test_ids
+        assert not perspectrum.used_pids(example) & test_pids
+    again = perspectrum.build(folder=real_folder)
+    assert [e.to_dict() for e in again] == [e.to_dict() for e in examples]
