@@ -137,6 +137,22 @@ _SPECS = (
         summary="all-MiniLM-L6-v2 with LoRA adapters trained on synthetic errors: P(a response sentence is not "
         "backed by the arguments), P(an argument is not in the response). Near chance on the sample test split.",
     ),
+    DetectorSpec(
+        "semantic_tuned",
+        "Semantic alignment (tuned matcher)",
+        "explorer.detectors.semantic_tuned:SemanticTunedDetector",
+        uses_model=False,
+        summary="Semantic alignment with MiniLM + a LoRA matcher fine-tuned on ArgKP train argument / key point "
+        "matches (explorer/resources/matcher): FIGURES.",
+    ),
+    DetectorSpec(
+        "alignment_classifier_tuned",
+        "Alignment classifier (tuned matcher)",
+        "explorer.detectors.alignment_classifier_tuned:AlignmentClassifierTunedDetector",
+        uses_model=False,
+        summary="The alignment classifier retrained on Perspectrum-built synthetic errors, reading the tuned "
+        "matcher's alignment: FIGURES.",
+    ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}
 
