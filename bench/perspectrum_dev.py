@@ -17,10 +17,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from explorer.data.jsonl import parse_jsonl  # noqa: E402
+from explorer.data.labels import ERROR_TYPES  # noqa: E402
 from explorer.detectors.semantic import SemanticDetector  # noqa: E402
 from explorer.detectors.semantic_tuned import SemanticTunedDetector  # noqa: E402
-from explorer.evaluation import ERROR_TYPES, SLICES, roc_auc, slice_members  # noqa: E402
-from explorer.example import parse_jsonl  # noqa: E402
+from explorer.evaluation.slices import SLICES, slice_members  # noqa: E402
+from explorer.evaluation.statistics import roc_auc  # noqa: E402
 from explorer.models.matcher import MatcherEncoder  # noqa: E402
 
 
@@ -32,8 +34,10 @@ def slice_aucs(examples, score_of) -> dict[str, float]:
             labels = [label for _, label in members]
             if len(set(labels)) < 2:
                 continue
-            scores = [getattr(score_of[e.id], "hallucination" if error_type == "hallucination" else "coverage")
-                      for e, _ in members]
+            scores = [
+                getattr(score_of[e.id], "hallucination" if error_type == "hallucination" else "coverage")
+                for e, _ in members
+            ]
             out[f"{error_type}/{chosen.name}"] = roc_auc(labels, scores)
     return out
 

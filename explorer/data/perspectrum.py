@@ -17,11 +17,11 @@ Each example of a claim (`variants` per claim, seeded):
   pro) with a lead-in for each argument ("Supporters argue that ...", "They also ...",
   "In addition, ...", "Critics respond that ..."), the arguments in a shuffled order, and now and
   then two arguments merged into one sentence ("..., and they add that ...");
-- `verbalizations` (see `explorer.synthetic`) records where each argument is stated, so the
+- `verbalizations` (see `explorer.data.synthetic`) records where each argument is stated, so the
   synthetic hallucinations get their spans;
 - kind `paraphrased` (the response paraphrases its arguments, the paper's paraphrased set), error-free.
 
-On top, the paper's synthetic errors (§4.2, `explorer.synthetic`), kind `synthetic_paraphrased`:
+On top, the paper's synthetic errors (§4.2, `explorer.data.synthetic`), kind `synthetic_paraphrased`:
 a hallucination (a stated argument removed from the input; its sentence is the span) and a
 coverage error (a cluster of the same claim and stance that no argument uses added to the input,
 one of its members as the argument; `uncovered` names it).
@@ -47,10 +47,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.example import Example, Labels, Perspective, write_jsonl
-from explorer.synthetic import make_coverage_error, make_hallucination, with_verbalizations
-
-from explorer.data.shared import CHECKOUT, shared_data_dir
+from explorer.config import CHECKOUT
+from explorer.data.example import Example, Labels, Perspective
+from explorer.data.jsonl import write_jsonl
+from explorer.data.shared import shared_data_dir
+from explorer.data.synthetic import make_coverage_error, make_hallucination, with_verbalizations
 
 ALLOWED_SPLITS = ("train", "dev")
 SPLIT_FILE = "dataset_split_v1.0.json"
@@ -334,8 +335,13 @@ def clean_example(claim: Claim, variant: int, seed: int, casing: Casing) -> Exam
             arguments.append(casing.sentence(given[1]))
             texts[(p, a)] = stated[1]
             provenance.append(
-                {"perspective": p, "argument": a, "pid": given[0], "stated_pid": stated[0],
-                 "cluster": [pid for pid, _ in cluster.members]}
+                {
+                    "perspective": p,
+                    "argument": a,
+                    "pid": given[0],
+                    "stated_pid": stated[0],
+                    "cluster": [pid for pid, _ in cluster.members],
+                }
             )
         perspectives.append(Perspective(stance, tuple(arguments)))
         order = list(range(len(arguments)))
@@ -435,7 +441,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{out} is inside the repository; Perspectrum's text must not be copied into it")
     try:
         examples = build(
-            args.splits.split(","), folder=args.data, seed=args.seed, variants=args.variants,
+            args.splits.split(","),
+            folder=args.data,
+            seed=args.seed,
+            variants=args.variants,
             synthetic=not args.no_synthetic,
         )
     except (TestSplitError, ValueError) as error:

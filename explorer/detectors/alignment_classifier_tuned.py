@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer import alignment_classifier, training_data
-from explorer.detectors.alignment_classifier import AlignmentClassifierDetector
+from explorer.config import shipped_weights
+from explorer.data.labels import ERROR_TYPES
+from explorer.detectors.alignment_classifier import METHOD, AlignmentClassifierDetector, load
 from explorer.detectors.base import DetectorError
-from explorer.embeddings import SentenceEncoder
+from explorer.models.encoder import SentenceEncoder
 from explorer.models.matcher import MatcherNotFoundError, shared_matcher_encoder
+from explorer.models.trained import TrainedNotFoundError, find_trained
 
-SHIPPED = Path(__file__).resolve().parents[1] / "resources" / "alignment_classifier_tuned"
+SHIPPED = shipped_weights("alignment_classifier_tuned")
 
 
 class AlignmentClassifierTunedDetector(AlignmentClassifierDetector):
@@ -23,10 +25,7 @@ class AlignmentClassifierTunedDetector(AlignmentClassifierDetector):
         try:
             self.encoder = encoder or shared_matcher_encoder(adapter_dir)
             self.models = {
-                task: alignment_classifier.load(
-                    training_data.find_trained(alignment_classifier.METHOD, self.encoder.identity(), task, SHIPPED)
-                )
-                for task in training_data.TASKS
+                task: load(find_trained(METHOD, self.encoder.identity(), task, SHIPPED)) for task in ERROR_TYPES
             }
-        except (training_data.TrainedNotFoundError, MatcherNotFoundError) as error:
+        except (TrainedNotFoundError, MatcherNotFoundError) as error:
             raise DetectorError(str(error)) from error

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from explorer.detectors.base import DetectorError
 from explorer.detectors.semantic import SemanticDetector
-from explorer.embeddings import SentenceEncoder
+from explorer.models.encoder import SentenceEncoder
 from explorer.models.matcher import MatcherNotFoundError, shared_matcher_encoder
 
 

@@ -11,7 +11,7 @@ import functools
 import hashlib
 from pathlib import Path
 
-from explorer.embeddings import SentenceEncoder
+from explorer.models.encoder import SentenceEncoder
 
 SHIPPED_ADAPTER = Path(__file__).resolve().parents[1] / "resources" / "matcher"
 ADAPTER_FILE = "adapter_model.safetensors"
@@ -31,7 +31,9 @@ class MatcherEncoder(SentenceEncoder):
     def __init__(self, adapter_dir: str | Path | None = None, **options):
         self.adapter_dir = Path(adapter_dir) if adapter_dir else SHIPPED_ADAPTER
         if not (self.adapter_dir / ADAPTER_FILE).is_file():
-            raise MatcherNotFoundError(f"no matcher adapter in {self.adapter_dir} (train one: python -m explorer.training.matcher)")
+            raise MatcherNotFoundError(
+                f"no matcher adapter in {self.adapter_dir} (train one: python -m explorer.training.matcher)"
+            )
         super().__init__(**options)
         self.model.load_adapter(str(self.adapter_dir))
         self.model.eval()

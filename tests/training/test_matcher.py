@@ -78,7 +78,7 @@ def test_a_paraphrase_scores_above_another_argument_of_the_same_claim(encoder, a
 
 
 def test_the_adapter_changes_the_embedding_and_the_identity(encoder):
-    from explorer.embeddings import shared_encoder
+    from explorer.models.encoder import shared_encoder
 
     plain = shared_encoder()
     text = [CASES[0][0]]
