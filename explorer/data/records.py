@@ -1,9 +1,12 @@
-"""Reading and writing examples as JSON Lines: parsing, validation, per-line errors.
+"""One record to one `Example`: validation that names every problem (field and what is wrong).
 
-Reading a file never stops at a bad line: each problem becomes a `FormatError` naming the line,
-the field and what is wrong, and every good line is kept. RefChecker-style records
-`{"question", "response", "reference": str | [str]}` are read as one perspective named
-"reference". Unknown fields are kept and written back.
+RefChecker-style records `{"question", "response", "reference": str | [str]}` are read as one
+perspective named "reference". Unknown fields are kept and written back. A perspective without
+a name is called "perspective N" (N its position), or "perspective N (2)" when the record
+names another perspective so. An example holds at most `MAX_CHARACTERS` characters of text
+(query, perspective names, arguments and response together): beyond that the word maps and
+alignments take memory out of proportion, and a record that big is almost always a mistake.
+Reading files (with the line of each problem) lives in `explorer.data.jsonl`.
 """
 
 from __future__ import annotations
@@ -11,9 +14,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from explorer.data.example import (
@@ -28,6 +30,10 @@ from explorer.data.example import (
 )
 
 _TOP_LEVEL_FIELDS = ("id", "topic", "query", "perspectives", "response", "labels", "split")
+
+# 100,000 characters is about 15,000 words, tens of times the responses of the paper's data;
+# `bench/example_size.py` measures time and memory up to it.
+MAX_CHARACTERS = 100_000
 
 
 _LABEL_FIELDS = (
@@ -62,30 +68,9 @@ class InvalidExample(ValueError):
         self.errors = errors
 
 
-@dataclass
-class LoadResult:
-    """Outcome of reading a file: the good examples and one error per problem found."""
-
-    examples: list[Example]
-    errors: list[FormatError]
-    lines_read: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-
 # json turns an escaped surrogate pair into one character, so any surrogate left is a lone one
 # ("\ud800"): not Unicode text, and encoding it as UTF-8 (cache keys, output files) fails.
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-
-
-def loads(text: str) -> Any:
-    """`json.loads`, with nesting too deep for Python's parser reported as invalid JSON."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise json.JSONDecodeError("arrays or objects nested too deeply", text, 0) from None
 
 
 def _type_name(value: Any) -> str:
@@ -180,6 +165,8 @@ class _RecordReader:
             return ()
         perspectives = []
         seen_names: dict[str, int] = {}
+        # An unnamed perspective's name must not take one the record gives another perspective.
+        given = {item["name"] for item in value if isinstance(item, dict) and isinstance(item.get("name"), str)}
         for p, item in enumerate(value):
             where = f"perspectives[{p}]"
             if not isinstance(item, dict):
@@ -187,7 +174,7 @@ class _RecordReader:
                 continue
             name = self.text(item, "name", f"{where}.name", required=False)
             if name is None or not name.strip():
-                name = f"perspective {p + 1}"
+                name = unused_name(f"perspective {p + 1}", given | set(seen_names))
             if name in seen_names:
                 self.problem(f"{where}.name", f"{name!r} is already the name of perspectives[{seen_names[name]}]")
             seen_names.setdefault(name, p)
@@ -251,11 +238,19 @@ class _RecordReader:
         return tuple(found)
 
 
+def unused_name(name: str, taken: set) -> str:
+    """`name`, or `name (2)`, `name (3)`... when it is taken."""
+    candidate, number = name, 2
+    while candidate in taken:
+        candidate, number = f"{name} ({number})", number + 1
+    return candidate
+
+
 def _is_refchecker(record: Mapping) -> bool:
     return "perspectives" not in record and "reference" in record and "question" in record
 
 
-def _from_refchecker(record: Mapping, line: int | None) -> dict[str, Any]:
+def _from_refchecker(record: Mapping, default_id: str) -> dict[str, Any]:
     """Map `{"question", "response", "reference"}` onto the native format."""
     references = record["reference"]
     native = {k: v for k, v in record.items() if k not in ("question", "reference")}
@@ -264,7 +259,7 @@ def _from_refchecker(record: Mapping, line: int | None) -> dict[str, Any]:
         {"name": "reference", "arguments": [references] if isinstance(references, str) else references}
     ]
     if "id" not in native:
-        native["id"] = f"line-{line}" if line is not None else "example"
+        native["id"] = default_id
     return native
 
 
@@ -279,8 +274,11 @@ def _refchecker_field(native: str, reference_is_text: bool) -> str:
     return "reference" + ("" if reference_is_text and rest == "[0]" else rest)
 
 
-def parse_example(record: Any, *, line: int | None = None) -> Example:
-    """Build an `Example` from one decoded JSON value, or raise `InvalidExample`."""
+def parse_example(record: Any, *, line: int | None = None, default_id: str | None = None) -> Example:
+    """Build an `Example` from one decoded JSON value, or raise `InvalidExample`.
+
+    `default_id` names a RefChecker record that has no id (default `line-N`, or `example`).
+    """
     reader = _RecordReader(line)
     if not isinstance(record, dict):
         reader.problem("", f"expected a JSON object, got {_type_name(record)}")
@@ -288,7 +286,8 @@ def parse_example(record: Any, *, line: int | None = None) -> Example:
     if _is_refchecker(record):
         reference_is_text = isinstance(record["reference"], str)
         try:
-            return parse_example(_from_refchecker(record, line), line=line)
+            default_id = default_id or (f"line-{line}" if line is not None else "example")
+            return parse_example(_from_refchecker(record, default_id), line=line)
         except InvalidExample as invalid:
             # Problems name the fields the user wrote, not those of the native format.
             raise InvalidExample(
@@ -301,6 +300,14 @@ def parse_example(record: Any, *, line: int | None = None) -> Example:
     labels = reader.labels(record, response, perspectives)
     topic = reader.text(record, "topic", "topic", required=False)
     split = reader.choice(record, "split", "split", SPLITS)
+    texts = [query, response, *(p.name for p in perspectives), *(a for p in perspectives for a in p.arguments)]
+    size = sum(len(text) for text in texts if text is not None)
+    if size > MAX_CHARACTERS:
+        reader.problem(
+            "",
+            f"the example holds {size:,} characters of text (query, perspectives and response); "
+            f"the limit is {MAX_CHARACTERS:,}: split it into several examples",
+        )
     if reader.errors:
         raise InvalidExample(reader.errors)
     return Example(
@@ -322,66 +329,3 @@ def validate(example: Example) -> list[FormatError]:
     except InvalidExample as invalid:
         return invalid.errors
     return []
-
-
-def _lines(source: str | bytes | Path) -> Iterator[tuple[int, bytes]]:
-    data = Path(source).read_bytes() if isinstance(source, Path) else source
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    # Split on \n only: \r\n leaves a \r that json ignores as whitespace, and a U+2028 inside a
-    # string must not cut a record in two (str.splitlines would).
-    yield from enumerate(data.split(b"\n"), start=1)
-
-
-def parse_jsonl(source: str | bytes | Path) -> LoadResult:
-    """Read JSON Lines from a path, bytes or text; keep every good line, report every bad one."""
-    result = LoadResult(examples=[], errors=[])
-    first_line_of: dict[str, int] = {}
-    for number, raw in _lines(source):
-        if not raw.strip():
-            continue
-        result.lines_read += 1
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            # Windows PowerShell's `>` writes UTF-16 with a byte order mark.
-            hint = "; the file is UTF-16, save it as UTF-8" if number == 1 and raw.startswith(_UTF16_BOMS) else ""
-            result.errors.append(
-                FormatError(
-                    "", f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1}){hint}", number
-                )
-            )
-            continue
-        try:
-            record = loads(text)
-        except json.JSONDecodeError as error:
-            result.errors.append(FormatError("", f"invalid JSON: {error.msg} (column {error.colno})", number))
-            continue
-        try:
-            example = parse_example(record, line=number)
-        except InvalidExample as invalid:
-            result.errors.extend(invalid.errors)
-            continue
-        if example.id in first_line_of:
-            result.errors.append(
-                FormatError("id", f"{example.id!r} was already used on line {first_line_of[example.id]}", number)
-            )
-            continue
-        first_line_of[example.id] = number
-        result.examples.append(example)
-    return result
-
-
-def dumps(example: Example) -> str:
-    return json.dumps(example.to_dict(), ensure_ascii=False)
-
-
-def write_jsonl(examples: Iterable[Example], path: Path) -> None:
-    with Path(path).open("w", encoding="utf-8") as out:
-        for example in examples:
-            out.write(dumps(example) + "\n")
-
-
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
