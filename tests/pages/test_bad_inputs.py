@@ -78,7 +78,7 @@ def test_precomputed_scores_that_are_not_numbers_are_refused_with_the_line(datas
     expander.file_uploader[0].set_value(("scores.jsonl", scores.encode(), "application/jsonl")).run()
     assert not dataset_page.exception
     assert [e.value for e in dataset_page.error] == [
-        literal("scores.jsonl: line 1: scores.ext.hallucination: must be a finite number, got NaN")
+        literal("scores.jsonl: line 1: scores.ext.hallucination: must be a number in [0, 1], got NaN")
     ]
 
 
