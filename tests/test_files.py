@@ -123,8 +123,13 @@ def test_a_run_killed_mid_way_leaves_the_previous_output_whole(tmp_path, many_ex
     out = tmp_path / "scores.jsonl"
     out.write_text(OLD, encoding="utf-8")
     run = explorer("score", str(many_examples), "--out", str(out), "--quiet", "--no-cache")
-    # Killed once it has written some scores (to its temporary file).
-    wait_for(lambda: any(p.stat().st_size > 0 for p in tmp_path.glob(".scores.jsonl.*.tmp")) or run.poll() is not None)
+
+    # Killed once it has written some scores, to a temporary file or (as it did) to the output itself.
+    def writing() -> bool:
+        temporary = any(p.stat().st_size > 0 for p in tmp_path.glob(".scores.jsonl.*.tmp"))
+        return temporary or out.read_text(encoding="utf-8") != OLD or run.poll() is not None
+
+    wait_for(writing)
     run.send_signal(signal.SIGKILL)
     run.wait(timeout=60)
     assert run.returncode == -signal.SIGKILL, "the run ended before it could be killed"
