@@ -55,8 +55,10 @@ def atomic_writer(path: Path) -> Iterator[_Output]:
     written is then discarded. An exception from the block itself passes through unchanged.
     """
     shown = Path(path)
-    target = Path(os.path.realpath(path))  # through a symlink, replace the file it points to
-    in_place = target.exists() and not target.is_file()
+    in_place = shown.exists() and not shown.is_file()
+    # Through a symlink, replace the file it points to (a device is opened as named: the
+    # real path of /dev/stdout can be a pipe's pseudo-name).
+    target = shown if in_place else Path(os.path.realpath(path))
     try:
         if in_place:
             handle = target.open("w", encoding="utf-8")

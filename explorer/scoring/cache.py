@@ -76,7 +76,7 @@ class ResultCache:
         path = self._path(detector, key)
         try:
             data = path.read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # not cached (or no cache folder at all)
             data = None
         except OSError as error:  # a folder in the entry's place, no permission, an I/O error
             self._bad_entry(path, error.strerror or str(error))
