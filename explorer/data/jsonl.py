@@ -73,9 +73,13 @@ class LoadResult:
         return not self.errors
 
 
-class DuplicateKeyError(ValueError):
-    def __init__(self, key: str):
-        super().__init__(f"duplicate key {key!r}: an object gives it twice, and JSON would keep only the last value")
+class DuplicateKeyError(json.JSONDecodeError):
+    """A key given twice in one object; a `JSONDecodeError`, so that every caller that handles
+    invalid JSON handles it. Its position is the start of the value that holds it."""
+
+    def __init__(self, key: str, text: str, position: int):
+        problem = f"duplicate key {key!r}: an object gives it twice, and JSON would keep only the last value"
+        super().__init__(problem, text, position)
         self.key = key
 
 
@@ -95,21 +99,21 @@ class _Decoder:
         return result
 
     def decode(self, text: str, position: int = 0) -> tuple[Any, int]:
-        """The value starting at `position` and where it ends; raises `JSONDecodeError` (also for
-        nesting too deep for Python's parser) or `DuplicateKeyError`."""
+        """The value starting at `position` and where it ends; raises `JSONDecodeError`, also for
+        nesting too deep for Python's parser and for a duplicate key (`DuplicateKeyError`)."""
         self.duplicates.clear()
         try:
             value, end = self.json.raw_decode(text, position)
         except RecursionError:
             raise json.JSONDecodeError("arrays or objects nested too deeply", text, position) from None
         if self.duplicates:
-            raise DuplicateKeyError(self.duplicates[0])
+            raise DuplicateKeyError(self.duplicates[0], text, position)
         return value, end
 
 
 def loads(text: str) -> Any:
     """`json.loads` that refuses duplicate keys (`DuplicateKeyError`) and reports nesting too
-    deep for Python's parser as invalid JSON."""
+    deep for Python's parser as invalid JSON (both are `JSONDecodeError`s)."""
     if text.startswith("\ufeff"):  # as json.loads does
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     value, end = _Decoder().decode(text, _WHITESPACE.match(text).end())
@@ -119,9 +123,9 @@ def loads(text: str) -> Any:
     return value
 
 
-def _json_error(error: json.JSONDecodeError | DuplicateKeyError, line: int) -> FormatError:
+def _json_error(error: json.JSONDecodeError, line: int) -> FormatError:
     if isinstance(error, DuplicateKeyError):
-        return FormatError("", str(error), line)
+        return FormatError("", error.msg, line)
     return FormatError("", f"invalid JSON: {error.msg} (column {error.colno})", line)
 
 
@@ -146,7 +150,7 @@ def _lines(data: bytes) -> list[Entry]:
             continue
         try:
             entries.append((number, loads(text)))
-        except (json.JSONDecodeError, DuplicateKeyError) as error:
+        except json.JSONDecodeError as error:
             entries.append((number, _json_error(error, number)))
     return entries
 
@@ -199,8 +203,8 @@ class _Document:
                         break
                     if after != ",":
                         raise json.JSONDecodeError("Expecting ',' delimiter", self.text, self.position - 1)
-        except (json.JSONDecodeError, DuplicateKeyError) as error:
-            line = error.lineno if isinstance(error, json.JSONDecodeError) else self._line_here()
+        except json.JSONDecodeError as error:
+            line = self._line_here() if isinstance(error, DuplicateKeyError) else error.lineno
             problem = _json_error(error, line)
             stop = "; reading stopped here (the file is read as one JSON document, not line by line)"
             found.append((line, FormatError("", problem.message + stop, line)))

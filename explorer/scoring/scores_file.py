@@ -79,10 +79,10 @@ def _record(raw: bytes, by_id: dict[str, Example] | None) -> tuple[str, dict[str
         record = loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise _LineError("", f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1})") from None
+    except DuplicateKeyError as error:
+        raise _LineError("", error.msg) from None
     except json.JSONDecodeError as error:
         raise _LineError("", f"invalid JSON: {error.msg} (column {error.colno})") from None
-    except DuplicateKeyError as error:
-        raise _LineError("", str(error)) from None
     try:
         example_id, scores, words = record["id"], record["scores"], record.get("words", {})
         if not isinstance(example_id, str) or not isinstance(scores, dict) or not isinstance(words, dict):
