@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer.data.records import MAX_CHARACTERS, parse_example  # noqa: E402
+from explorer.data.records import MAX_CHARACTERS, InvalidExample, parse_example  # noqa: E402
 from explorer.detectors import DetectorError  # noqa: E402
 from explorer.detectors.ops.alignment import MAX_CLAIMS  # noqa: E402
 from tests.bad_inputs.builders import BASE, bullets  # noqa: E402
@@ -41,18 +41,19 @@ def measure(claims: int, queue) -> None:
     detector = SemanticDetector()
     detector.encoder.encode(["load the model"])
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    example = parse_example({"id": "size", **BASE, "response": bullets(claims)})
+    response = bullets(claims)
     started = time.perf_counter()
     try:
-        result = detector.score(example)
-    except DetectorError as error:
-        queue.put({"refused": str(error), "characters": len(example.response)})
+        result = detector.score(parse_example({"id": "size", **BASE, "response": response}))
+    except (InvalidExample, DetectorError) as error:
+        seconds = time.perf_counter() - started
+        queue.put({"refused": f"{error} ({seconds:.2f} s)", "characters": len(response)})
         return
     record = json.dumps(result.to_dict())
     seconds = time.perf_counter() - started
     queue.put(
         {
-            "characters": len(example.response),
+            "characters": len(response),
             "claims": len(result.details["alignment"]["claims"]),
             "seconds": seconds,
             "peak_mib": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024,
