@@ -177,7 +177,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(markdown_text)
     print(f"wrote {markdown_path} and {json_path}", file=sys.stderr)
-    return EXIT_OK if loaded.ok and given.errors == [] and not evaluated.failures else EXIT_PARTIAL
+    return EXIT_OK if loaded.ok and not given.errors and not evaluated.failures else EXIT_PARTIAL
 
 
 def run_synth(args: argparse.Namespace) -> int:
@@ -421,7 +421,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"explorer: {error}; nothing was written", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("explorer: interrupted; finished results are cached, run again to resume", file=sys.stderr)
+        print(
+            "explorer: interrupted; any previous output is as it was, finished results are cached: run again to resume",
+            file=sys.stderr,
+        )
         return 130
 
 

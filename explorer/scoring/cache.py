@@ -110,7 +110,7 @@ class ResultCache:
     def _bad_entry(self, path: Path | None, problem: str) -> None:
         if path is not None and path.is_file():
             with contextlib.suppress(OSError):
-                path.unlink()  # recomputed and written again below; until then, not read again
+                path.unlink()  # not read again; the result is computed and written anew
         self._warn_once(
             "read",
             f"ignoring the cached result {path or 'in a seed bundle'} ({problem}); it is computed again "
