@@ -176,7 +176,7 @@ def run_eval(args: argparse.Namespace) -> int:
         json_out.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     if not args.quiet:
         print(markdown_text)
-    print(f"wrote {markdown_path} and {json_path}", file=sys.stderr)
+        print(f"wrote {markdown_path} and {json_path}", file=sys.stderr)
     return EXIT_OK if loaded.ok and not given.errors and not evaluated.failures else EXIT_PARTIAL
 
 
@@ -299,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--model", help="causal LM for model-based detectors: a local HF folder or a .gguf file")
     score.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
     score.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
-    score.add_argument("--quiet", action="store_true", help="no progress bar")
+    score.add_argument("--quiet", action="store_true", help="no progress bar or notices, only errors and warnings")
     score.set_defaults(run=run_score)
 
     evaluate = commands.add_parser(
@@ -331,7 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--model", help="causal LM for model-based detectors: a local HF folder or a .gguf file")
     evaluate.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
     evaluate.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
-    evaluate.add_argument("--quiet", action="store_true", help="no progress bar, no table on stdout")
+    evaluate.add_argument(
+        "--quiet", action="store_true", help="no progress bar, table or notices, only errors and warnings"
+    )
     evaluate.set_defaults(run=run_eval)
 
     synth = commands.add_parser(

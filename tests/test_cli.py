@@ -237,3 +237,9 @@ def test_quiet_score_prints_nothing_not_even_the_libraries_loading_bars(data_fil
     assert run.returncode == 0
     assert (stdout, stderr) == ("", "")
     assert len(read_lines(out)) == 2
+
+
+def test_quiet_eval_prints_nothing_when_nothing_is_wrong(data_file, tmp_path, capsys):
+    assert main(["eval", str(data_file), "--methods", "rouge", "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert (tmp_path / "r.md").is_file() and (tmp_path / "r.json").is_file()
