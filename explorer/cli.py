@@ -1,22 +1,30 @@
 """Command line: `explorer validate`, `explorer score`, `explorer eval`, `explorer synth` and `explorer train`.
 
 Exit codes: 0 all good; 1 some input lines were invalid or some examples could not be scored
-(everything else was still processed and written); 2 bad usage (unknown option or detector);
+(everything else was still processed and written); 2 bad usage (unknown option or detector, an
+option out of range, an output that would overwrite an input, a model that cannot be used);
 3 an input file could not be read or the output could not be written.
+
+Outputs are written whole or not at all (`explorer.files.atomic_writer`): a failed or killed run
+leaves the previous output as it was. `--quiet` leaves only errors and warnings on stderr: no
+progress bars or notices from the explorer or the libraries it loads.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from tqdm import tqdm
 
-from explorer import detectors
-from explorer.data.jsonl import LoadResult, parse_jsonl, write_jsonl
+from explorer import console, detectors
+from explorer.data.jsonl import JSON_LINES, LoadResult, parse_jsonl, write_jsonl
+from explorer.files import WriteError, atomic_writer, same_file
+from explorer.models.language_model import InvalidModelError
 from explorer.scoring import scores_file
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.runner import score_example, score_examples
@@ -31,6 +39,14 @@ class CliError(Exception):
         self.code = code
 
 
+def _refuse_overwriting(outputs: Sequence[Path], inputs: Sequence[Path | None]) -> None:
+    """An output that names an input of the same command would replace what it reads."""
+    for output in outputs:
+        for given in inputs:
+            if given is not None and same_file(output, given):
+                raise CliError(f"--out {output} is the input file {given}; choose another output path", EXIT_USAGE)
+
+
 def _load(path: Path) -> LoadResult:
     try:
         loaded = parse_jsonl(path)
@@ -38,6 +54,8 @@ def _load(path: Path) -> LoadResult:
         raise CliError(f"cannot read {path}: {error.strerror or error}", EXIT_IO) from error
     for problem in loaded.errors:
         print(f"{path}: {problem}", file=sys.stderr)
+    for warning in loaded.warnings:
+        print(f"{path}: warning: {warning}", file=sys.stderr)
     return loaded
 
 
@@ -63,36 +81,41 @@ def build_detectors(names: Sequence[str], model: str | None) -> list[detectors.D
     for name in names:
         try:
             chosen.append(detectors.create(name, model=model))
-        except (detectors.DetectorError, FileNotFoundError) as error:
+        except (detectors.DetectorError, InvalidModelError, FileNotFoundError) as error:
             raise CliError(f"{name}: {error}", EXIT_USAGE) from error
     return chosen
 
 
+def _cache(args: argparse.Namespace) -> ResultCache | None:
+    return None if args.no_cache else ResultCache(args.cache_dir)
+
+
 def run_validate(args: argparse.Namespace) -> int:
     loaded = _load(args.input)
+    read = "non-empty line(s)" if loaded.layout == JSON_LINES else f"record(s), read as {loaded.layout}"
     print(
         f"{args.input}: {len(loaded.examples)} valid example(s), "
-        f"{len(loaded.errors)} problem(s) in {loaded.lines_read} non-empty line(s)"
+        f"{len(loaded.errors)} problem(s) in {loaded.lines_read} {read}"
     )
     return EXIT_OK if loaded.ok else EXIT_PARTIAL
 
 
 def run_score(args: argparse.Namespace) -> int:
+    _refuse_overwriting([args.out], [args.input])
     loaded = _load(args.input)
     chosen = build_detectors(args.methods, args.model)
-    cache = None if args.no_cache else ResultCache(args.cache_dir)
+    cache = _cache(args)
     failures = 0
-    try:
-        out = args.out.open("w", encoding="utf-8")
-    except OSError as error:
-        raise CliError(f"cannot write {args.out}: {error.strerror or error}", EXIT_IO) from error
-    with out, tqdm(total=len(loaded.examples), unit="example", file=sys.stderr, disable=args.quiet) as bar:
+    # The output is created before scoring, so an unwritable one fails at once, not hours later.
+    with (
+        atomic_writer(args.out) as out,
+        tqdm(total=len(loaded.examples), unit="example", file=sys.stderr, disable=args.quiet) as bar,
+    ):
         for scored in score_examples(loaded.examples, chosen, cache):
             for name, message in scored.errors.items():
                 failures += 1
                 tqdm.write(f"{scored.example.id}: {name}: {message}", file=sys.stderr)
             out.write(json.dumps(output_record(scored), ensure_ascii=False) + "\n")
-            out.flush()
             bar.update()
     return EXIT_OK if loaded.ok and not failures else EXIT_PARTIAL
 
@@ -102,20 +125,27 @@ def _report_paths(out: Path) -> tuple[Path, Path]:
     return stem.with_name(stem.name + ".md"), stem.with_name(stem.name + ".json")
 
 
+def _given_scores(args: argparse.Namespace, examples: Sequence) -> scores_file.ScoresFile:
+    if args.scores is None:
+        return scores_file.ScoresFile()
+    try:
+        given = scores_file.parse_scores(args.scores, examples)
+    except OSError as error:
+        raise CliError(f"cannot read {args.scores}: {error.strerror or error}", EXIT_IO) from error
+    for problem in given.errors:
+        print(f"{args.scores}: {problem}", file=sys.stderr)
+    return given
+
+
 def run_eval(args: argparse.Namespace) -> int:
     from explorer.evaluation import auc, report  # scipy and scikit-learn load only for this command
 
+    markdown_path, json_path = _report_paths(args.out)
+    _refuse_overwriting([markdown_path, json_path], [args.input, args.scores])
     loaded = _load(args.input)
+    given = _given_scores(args, loaded.examples)
+    results, failures = given.results, given.failures
     examples = [e for e in loaded.examples if args.split is None or e.split == args.split]
-    results: dict[str, dict[str, detectors.DetectorResult]] = {}
-    failures: dict[str, dict[str, str]] = {}
-    if args.scores is not None:
-        try:
-            results, failures = scores_file.read_scores(args.scores)
-        except OSError as error:
-            raise CliError(f"cannot read {args.scores}: {error.strerror or error}", EXIT_IO) from error
-        except ValueError as error:
-            raise CliError(f"{args.scores}: {error}", EXIT_IO) from error
     missing = {
         e.id: [m for m in args.methods if m not in results.get(e.id, {}) and m not in failures.get(e.id, {})]
         for e in examples
@@ -123,7 +153,7 @@ def run_eval(args: argparse.Namespace) -> int:
     to_score = [e for e in examples if missing[e.id]]
     if to_score:
         chosen = {d.name: d for d in build_detectors(sorted({m for e in to_score for m in missing[e.id]}), args.model)}
-        cache = None if args.no_cache else ResultCache(args.cache_dir)
+        cache = _cache(args)
         for example in tqdm(to_score, unit="example", file=sys.stderr, disable=args.quiet, desc="scoring"):
             scored = score_example(example, [chosen[m] for m in missing[example.id]], cache)
             results.setdefault(example.id, {}).update(scored.results)
@@ -141,23 +171,21 @@ def run_eval(args: argparse.Namespace) -> int:
     record = report.to_json(
         evaluated, meta={"data": str(args.input), "split": args.split, "scores": args.scores and str(args.scores)}
     )
-    markdown_path, json_path = _report_paths(args.out)
-    try:
-        markdown_path.write_text(markdown_text, encoding="utf-8")
-        json_path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    except OSError as error:
-        raise CliError(f"cannot write {args.out}: {error.strerror or error}", EXIT_IO) from error
+    with atomic_writer(markdown_path) as markdown_out, atomic_writer(json_path) as json_out:
+        markdown_out.write(markdown_text)
+        json_out.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     if not args.quiet:
         print(markdown_text)
-    print(f"wrote {markdown_path} and {json_path}", file=sys.stderr)
-    return EXIT_OK if loaded.ok and not evaluated.failures else EXIT_PARTIAL
+        print(f"wrote {markdown_path} and {json_path}", file=sys.stderr)
+    return EXIT_OK if loaded.ok and not given.errors and not evaluated.failures else EXIT_PARTIAL
 
 
 def run_synth(args: argparse.Namespace) -> int:
     from explorer.data import synthetic  # the evaluation module it reuses loads scikit-learn
 
-    loaded = _load(args.input)
     spare_path = args.spare or args.input.with_name("spare_arguments.jsonl")
+    _refuse_overwriting([args.out], [args.input, spare_path])
+    loaded = _load(args.input)
     spare = {}
     if args.spare is not None or spare_path.is_file():
         try:
@@ -171,10 +199,7 @@ def run_synth(args: argparse.Namespace) -> int:
     clashes = [e.id for e in made if e.id in taken]
     if clashes and not args.only_synthetic:
         raise CliError(f"the input already has examples with the new ids: {', '.join(clashes[:5])}", EXIT_USAGE)
-    try:
-        write_jsonl(made if args.only_synthetic else [*loaded.examples, *made], args.out)
-    except OSError as error:
-        raise CliError(f"cannot write {args.out}: {error.strerror or error}", EXIT_IO) from error
+    write_jsonl(made if args.only_synthetic else [*loaded.examples, *made], args.out)
     sources = sum(synthetic.is_error_free(e.labels) for e in loaded.examples)
     print(
         f"{len(made)} synthetic example(s) from {sources} error-free example(s)"
@@ -194,6 +219,8 @@ def run_train(args: argparse.Namespace) -> int:
 
     trainer = detectors.trainer(args.method)
     paths = args.data or [SAMPLE_DIR / "synthetic.jsonl"]
+    if args.out is not None:
+        _refuse_overwriting([args.out], paths)
     if args.threads:
         torch.set_num_threads(args.threads)
     examples = []
@@ -272,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--model", help="causal LM for model-based detectors: a local HF folder or a .gguf file")
     score.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
     score.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
-    score.add_argument("--quiet", action="store_true", help="no progress bar")
+    score.add_argument("--quiet", action="store_true", help="no progress bar or notices, only errors and warnings")
     score.set_defaults(run=run_score)
 
     evaluate = commands.add_parser(
@@ -289,14 +316,24 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", type=Path, required=True, help="report path: writes REPORT.md and REPORT.json")
     evaluate.add_argument("--split", choices=("train", "dev", "test"), help="evaluate only the examples of this split")
     evaluate.add_argument(
-        "--bootstrap", type=int, default=1000, help="bootstrap resamples for intervals (default 1000)"
+        "--bootstrap",
+        type=console.COUNT,
+        default=1000,
+        help="bootstrap resamples for intervals, 0 for none (default 1000)",
     )
-    evaluate.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    evaluate.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    evaluate.add_argument(
+        "--alpha",
+        type=console.bounded(float, 0, 1, open_ends=True),
+        default=0.05,
+        help="significance level (default 0.05)",
+    )
+    evaluate.add_argument("--seed", type=console.SEED, default=0, help="bootstrap seed (default 0)")
     evaluate.add_argument("--model", help="causal LM for model-based detectors: a local HF folder or a .gguf file")
     evaluate.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
     evaluate.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
-    evaluate.add_argument("--quiet", action="store_true", help="no progress bar, no table on stdout")
+    evaluate.add_argument(
+        "--quiet", action="store_true", help="no progress bar, table or notices, only errors and warnings"
+    )
     evaluate.set_defaults(run=run_eval)
 
     synth = commands.add_parser(
@@ -305,7 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     synth.add_argument("input", type=Path, help="JSON Lines examples with labels")
     synth.add_argument("--out", type=Path, required=True, help="output: the input examples, then the synthetic ones")
-    synth.add_argument("--seed", type=int, default=0, help="random seed (default 0): same seed, same output")
+    synth.add_argument("--seed", type=console.SEED, default=0, help="random seed (default 0): same seed, same output")
     synth.add_argument(
         "--spare",
         type=Path,
@@ -335,15 +372,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="JSON Lines with error-free and synthetic examples, repeatable "
         "(default: the shipped samples' synthetic.jsonl)",
     )
-    train.add_argument("--steps", type=int, help="optimizer steps (default: 60 classifier, 200 cross_encoder)")
     train.add_argument(
-        "--batch-size", type=int, help="examples (classifier, default 8) or pairs (cross_encoder, 16) a step"
+        "--steps", type=console.POSITIVE, help="optimizer steps (default: 60 classifier, 200 cross_encoder)"
     )
-    train.add_argument("--lr", type=float, help="AdamW learning rate (default: 0.02 classifier, 0.002 cross_encoder)")
     train.add_argument(
-        "--eval-every", type=int, help="dev ROC AUC every N steps (default: 15 classifier, 50 cross_encoder)"
+        "--batch-size",
+        type=console.POSITIVE,
+        help="examples (classifier, default 8) or pairs (cross_encoder, 16) a step",
     )
-    train.add_argument("--seed", type=int, default=0)
+    train.add_argument(
+        "--lr",
+        type=console.bounded(float, 0, math.inf, open_ends=True),
+        help="AdamW learning rate (default: 0.02 classifier, 0.002 cross_encoder)",
+    )
+    train.add_argument(
+        "--eval-every",
+        type=console.POSITIVE,
+        help="dev ROC AUC every N steps (default: 15 classifier, 50 cross_encoder)",
+    )
+    train.add_argument("--seed", type=console.SEED, default=0)
     train.add_argument(
         "--with-dev", action="store_true", help="train on the dev split too (dev AUC is then not held out)"
     )
@@ -354,20 +401,32 @@ def build_parser() -> argparse.ArgumentParser:
         "alignment_classifier, cross_encoder: a local sentence-transformers / BERT-style folder "
         "(default: packaged all-MiniLM-L6-v2)",
     )
-    train.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
+    train.add_argument("--threads", type=console.POSITIVE, help="torch CPU threads (default: torch's choice)")
     train.set_defaults(run=run_train)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    console.report_warnings()
+    if getattr(args, "quiet", False):
+        console.quiet_libraries()
     try:
         return args.run(args)
     except CliError as error:
         print(f"explorer: {error}", file=sys.stderr)
         return error.code
+    except WriteError as error:
+        print(f"explorer: {error}; nothing was written", file=sys.stderr)
+        return EXIT_IO
+    except InvalidModelError as error:
+        print(f"explorer: {error}; nothing was written", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
-        print("explorer: interrupted; finished results are cached, run again to resume", file=sys.stderr)
+        print(
+            "explorer: interrupted; any previous output is as it was, finished results are cached: run again to resume",
+            file=sys.stderr,
+        )
         return 130
 
 

@@ -10,8 +10,11 @@ from explorer.data.example import Example
 from explorer.data.jsonl import parse_example, parse_jsonl
 from explorer.detectors import DetectorResult
 from explorer.scoring.runner import score_example
+from explorer.scoring.scores_file import parse_scores
 from explorer.text.words import DEFAULT_SEGMENTER
-from tests.bad_inputs.corpus import CASES, FOLDER
+from tests.bad_inputs.builders import FOLDER
+from tests.bad_inputs.corpus import CASES
+from tests.bad_inputs.scores import EXAMPLES, EXAMPLES_DATA, SCORES_CASES, SCORES_FOLDER
 
 # The detectors run over the whole corpus; the cases a detector must refuse with a DetectorError
 # say so in their `refused_by`. Salience is checked only on the cases it refuses: on a CPU it
@@ -29,7 +32,9 @@ def case_id(case) -> str:
 def test_the_corpus_files_match_their_definitions():
     assert len(CASES) >= 30
     assert {path.stem for path in FOLDER.glob("*.jsonl")} == set(BY_NAME)
-    stale = [case.name for case in CASES if case.path.read_bytes() != case.data]
+    assert {path.stem for path in SCORES_FOLDER.glob("*.jsonl")} == {case.name for case in SCORES_CASES} | {"examples"}
+    stale = [case.name for case in (*CASES, *SCORES_CASES) if case.path.read_bytes() != case.data]
+    stale += ["scores/examples"] if EXAMPLES.read_bytes() != EXAMPLES_DATA else []
     assert not stale, f"run `python -m tests.bad_inputs.corpus` to rewrite {stale}"
 
 
@@ -38,6 +43,7 @@ def test_reading_keeps_the_good_examples_and_names_every_problem(case):
     loaded = parse_jsonl(case.path)
     assert [e.id for e in loaded.examples] == list(case.kept)
     assert [str(e) for e in loaded.errors] == list(case.errors)
+    assert [str(w) for w in loaded.warnings] == list(case.warnings)
     for example in loaded.examples:
         assert parse_example(example.to_dict()) == example  # written back, it reads the same
 
@@ -45,7 +51,9 @@ def test_reading_keeps_the_good_examples_and_names_every_problem(case):
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_validate_exits_1_on_any_problem(case, capsys):
     assert main(["validate", str(case.path)]) == (1 if case.errors else 0)
-    assert capsys.readouterr().err.splitlines() == [f"{case.path}: {error}" for error in case.errors]
+    assert capsys.readouterr().err.splitlines() == [f"{case.path}: {error}" for error in case.errors] + [
+        f"{case.path}: warning: {warning}" for warning in case.warnings
+    ]
 
 
 @pytest.fixture(scope="module", params=DETECTORS)
@@ -99,3 +107,22 @@ def test_invisible_joiners_leave_rouge_scores_as_for_plain_text():
     plain = re.sub("[\u00ad\u200c\u200d\u2060\ufeff]", "", example.response).replace("\u200b", " ")
     rouge = detectors.create("rouge")
     assert rouge.score(example).scores_dict() == rouge.score(example.replace(response=plain)).scores_dict()
+
+
+# Issue 14, problem 9: `eval --scores` checks a scores file line by line, as it checks examples.
+
+
+@pytest.mark.parametrize("case", SCORES_CASES, ids=case_id)
+def test_a_bad_scores_line_is_named_and_left_out_and_the_rest_used(case):
+    read = parse_scores(case.path, parse_jsonl(EXAMPLES).examples)
+    assert sorted(read.results) == list(case.kept)
+    assert [str(e) for e in read.errors] == [case.error]
+
+
+@pytest.mark.parametrize("case", SCORES_CASES[:3], ids=case_id)
+def test_eval_reports_a_bad_scores_line_exits_1_and_scores_that_example_itself(case, tmp_path, capsys):
+    out = tmp_path / "report"
+    command = ["eval", str(EXAMPLES), "--scores", str(case.path), "--methods", "rouge", "--out", str(out), "--quiet"]
+    assert main(command) == 1
+    assert capsys.readouterr().err.splitlines()[0] == f"{case.path}: {case.error}"
+    assert (tmp_path / "report.json").is_file()

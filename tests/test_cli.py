@@ -1,10 +1,12 @@
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 from explorer.cli import main
+from tests.faults import explorer
 from tests.helpers import jsonl
 
 
@@ -109,3 +111,135 @@ def test_train_writes_an_alignment_classifier_the_detector_then_finds(tmp_path, 
 def test_step_settings_for_the_alignment_classifier_are_a_usage_error(capsys):
     assert main(["train", "--method", "alignment_classifier", "--task", "coverage", "--steps", "5"]) == 2
     assert "do not apply to the alignment classifier" in capsys.readouterr().err
+
+
+# Issue 14, problem 1: an output that is an input of the same command is refused.
+
+
+def test_score_refuses_to_write_over_its_input(data_file, capsys):
+    before = data_file.read_bytes()
+    assert main(["score", str(data_file), "--out", str(data_file), "--quiet"]) == 2
+    assert f"--out {data_file} is the input file {data_file}" in capsys.readouterr().err
+    assert data_file.read_bytes() == before
+
+
+def test_score_refuses_an_output_that_is_the_input_through_a_link(data_file, tmp_path):
+    (tmp_path / "link.jsonl").symlink_to(data_file)
+    os.link(data_file, tmp_path / "hard.jsonl")
+    before = data_file.read_bytes()
+    for out in ("link.jsonl", "hard.jsonl"):
+        assert main(["score", str(data_file), "--out", str(tmp_path / out), "--quiet"]) == 2
+    assert data_file.read_bytes() == before
+
+
+def test_eval_refuses_a_report_path_that_is_the_data_or_the_scores(data_file, tmp_path):
+    markdown = tmp_path / "data.md"
+    markdown.write_text(data_file.read_text(encoding="utf-8"), encoding="utf-8")
+    before = markdown.read_bytes()
+    assert main(["eval", str(markdown), "--methods", "rouge", "--out", str(markdown), "--quiet"]) == 2
+    assert markdown.read_bytes() == before
+    scores = tmp_path / "scores.json"
+    scores.write_text("", encoding="utf-8")
+    command = ["eval", str(data_file), "--scores", str(scores), "--methods", "rouge", "--out", str(tmp_path / "scores")]
+    assert main([*command, "--quiet"]) == 2
+    assert scores.read_text(encoding="utf-8") == ""
+
+
+def test_synth_refuses_to_write_over_its_input(data_file):
+    before = data_file.read_bytes()
+    assert main(["synth", str(data_file), "--out", str(data_file)]) == 2
+    assert data_file.read_bytes() == before
+
+
+# Issue 14, problem 9: numeric options out of range are usage errors, not nonsense reports.
+
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--bootstrap", "-1", "-1 is out of range: must be at least 0"),
+        ("--alpha", "7", "7 is out of range: must be (0, 1)"),
+        ("--alpha", "0", "0 is out of range: must be (0, 1)"),
+        ("--alpha", "nan", "nan is out of range: must be (0, 1)"),
+        ("--seed", "-1", "-1 is out of range: must be [0, 4294967295]"),
+        ("--seed", "1.5", "'1.5' is not an integer"),
+    ],
+)
+def test_eval_numeric_options_out_of_range_exit_2(data_file, tmp_path, capsys, option, value, message):
+    with pytest.raises(SystemExit) as exited:
+        main(["eval", str(data_file), "--methods", "rouge", "--out", str(tmp_path / "r"), option, value])
+    assert exited.value.code == 2
+    assert f"argument {option}: {message}" in capsys.readouterr().err
+    assert not (tmp_path / "r.md").exists()
+
+
+@pytest.mark.parametrize("option, value", [("--steps", "0"), ("--batch-size", "-4"), ("--lr", "0"), ("--threads", "0")])
+def test_train_numeric_options_out_of_range_exit_2(option, value):
+    with pytest.raises(SystemExit) as exited:
+        main(["train", "--task", "coverage", option, value])
+    assert exited.value.code == 2
+
+
+# Issue 14, problem 4: a model that cannot be used is exit 2 with the reason, and nothing is written.
+
+
+def custom_code_model(folder):
+    folder.mkdir()
+    (folder / "config.json").write_text(
+        json.dumps({"model_type": "llama", "auto_map": {"AutoModelForCausalLM": "evil.EvilModel"}}), encoding="utf-8"
+    )
+    (folder / "evil.py").write_text("import os\nos.system('touch pwned')\n", encoding="utf-8")
+    return folder
+
+
+def broken_config_model(folder):
+    folder.mkdir()
+    (folder / "config.json").write_text('{"model_type": "llama",', encoding="utf-8")
+    return folder
+
+
+def fake_gguf(folder):
+    folder.mkdir()
+    (folder / "model.gguf").write_bytes(b"not a gguf file at all" * 10)
+    return folder / "model.gguf"
+
+
+@pytest.mark.parametrize(
+    "make, reason",
+    [
+        (custom_code_model, "needs custom code (auto_map in config.json), which the explorer never runs"),
+        (broken_config_model, "config.json is not readable JSON"),
+        (fake_gguf, "is not a GGUF file"),
+    ],
+)
+@pytest.mark.parametrize("method", ["salience", "classifier"])
+def test_an_unusable_model_is_a_usage_error_and_nothing_is_written(data_file, tmp_path, capsys, make, reason, method):
+    model = make(tmp_path / "model")
+    out = tmp_path / "scores.jsonl"
+    out.write_text(OLD_SCORES, encoding="utf-8")
+    assert main(["score", str(data_file), "--methods", method, "--model", str(model), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert reason in err and "Traceback" not in err
+    assert out.read_text(encoding="utf-8") == OLD_SCORES
+    assert not (tmp_path / "pwned").exists()
+
+
+OLD_SCORES = '{"id": "old", "scores": {}}\n'
+
+
+# Issue 14, problem 10: --quiet leaves stderr empty when nothing is wrong, library output included.
+
+
+def test_quiet_score_prints_nothing_not_even_the_libraries_loading_bars(data_file, tmp_path):
+    out = tmp_path / "out.jsonl"
+    run = explorer("score", str(data_file), "--methods", "semantic", "--out", str(out), "--quiet")
+    stdout, stderr = run.communicate(timeout=300)
+    assert run.returncode == 0
+    assert (stdout, stderr) == ("", "")
+    assert len(read_lines(out)) == 2
+
+
+def test_quiet_eval_prints_nothing_when_nothing_is_wrong(data_file, tmp_path, capsys):
+    assert main(["eval", str(data_file), "--methods", "rouge", "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert (tmp_path / "r.md").is_file() and (tmp_path / "r.json").is_file()

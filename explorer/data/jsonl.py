@@ -1,377 +1,291 @@
-"""Reading and writing examples as JSON Lines: parsing, validation, per-line errors.
+"""Reading and writing example files, with the line of every problem.
 
-Reading a file never stops at a bad line: each problem becomes a `FormatError` naming the line,
-the field and what is wrong, and every good line is kept. RefChecker-style records
-`{"question", "response", "reference": str | [str]}` are read as one perspective named
-"reference". Unknown fields are kept and written back.
+Reading never stops at a bad record: each problem becomes a `FormatError` naming the line, the
+field and what is wrong, and every good record is kept (`explorer.data.records` checks one
+record). The format is JSON Lines, one record a line; a reader also meets:
+
+- gzip: a file that starts with gzip's signature is decompressed first (at most `MAX_UNZIPPED`
+  bytes, so a small file cannot expand to fill the memory);
+- one JSON document: a JSON array of records, or records pretty-printed over several lines
+  (`jq .`, `json.dump(indent=2)`). A file is read so when its first non-blank line opens an
+  array (`[...`) or is a lone `{`. A record's line is the line it starts on. A JSON error stops
+  the reading there (nothing marks where the next record would begin), keeping the records
+  before it, unless reading the file as JSON Lines keeps more.
+
+A key given twice in one object is an error (JSON keeps only the last value, silently). Labels
+that contradict each other (`hallucination: false` with hallucinated spans) are a warning: the
+example is kept. A RefChecker record without an id is named `line-N` (N its line), or
+`line-N (2)` when the file gives that id to another record.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import gzip
+import io
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from explorer.data.example import (
-    AMBIGUOUS_TYPES,
-    KINDS,
-    SPLITS,
-    Example,
-    Labels,
-    Perspective,
-    Span,
-    UncoveredArgument,
-)
+from explorer.data.example import Example
+from explorer.data.labels import contradictions
+from explorer.data.records import FormatError, InvalidExample, parse_example, unused_name, validate
+from explorer.files import atomic_writer
 
-_TOP_LEVEL_FIELDS = ("id", "topic", "query", "perspectives", "response", "labels", "split")
+# One record's validation lives in `explorer.data.records`; callers import it from here too.
+__all__ = [
+    "DuplicateKeyError",
+    "FormatError",
+    "InvalidExample",
+    "LoadResult",
+    "dumps",
+    "loads",
+    "parse_example",
+    "parse_jsonl",
+    "validate",
+    "write_jsonl",
+]
 
-
-_LABEL_FIELDS = (
-    "hallucination",
-    "coverage_error",
-    "kind",
-    "ambiguous",
-    "ambiguous_type",
-    "hallucinated_spans",
-    "uncovered",
-)
-
-
-@dataclass(frozen=True)
-class FormatError:
-    """One problem with one input record: where (line, field) and what."""
-
-    field: str
-    message: str
-    line: int | None = None
-
-    def __str__(self) -> str:
-        where = f"line {self.line}: " if self.line is not None else ""
-        return f"{where}{self.field}: {self.message}" if self.field else f"{where}{self.message}"
-
-
-class InvalidExample(ValueError):
-    """Raised by `parse_example` with every problem found in the record."""
-
-    def __init__(self, errors: list[FormatError]):
-        super().__init__("; ".join(str(error) for error in errors))
-        self.errors = errors
+GZIP_SIGNATURE = b"\x1f\x8b"
+MAX_UNZIPPED = 1 << 30
+JSON_LINES, JSON_ARRAY, PRETTY_JSON = "JSON Lines", "a JSON array", "pretty-printed JSON"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
 @dataclass
 class LoadResult:
-    """Outcome of reading a file: the good examples and one error per problem found."""
+    """Outcome of reading a file: the good examples, one error per problem found, and warnings
+    about examples that were kept (e.g. contradictory labels). `lines_read` counts the records
+    read: the non-empty lines of JSON Lines. `layout` says how the file was read."""
 
     examples: list[Example]
     errors: list[FormatError]
     lines_read: int = 0
+    warnings: list[FormatError] = field(default_factory=list)
+    layout: str = JSON_LINES
 
     @property
     def ok(self) -> bool:
         return not self.errors
 
 
-# json turns an escaped surrogate pair into one character, so any surrogate left is a lone one
-# ("\ud800"): not Unicode text, and encoding it as UTF-8 (cache keys, output files) fails.
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
+class DuplicateKeyError(json.JSONDecodeError):
+    """A key given twice in one object; a `JSONDecodeError`, so that every caller that handles
+    invalid JSON handles it. Its position is the start of the value that holds it."""
+
+    def __init__(self, key: str, text: str, position: int):
+        problem = f"duplicate key {key!r}: an object gives it twice, and JSON would keep only the last value"
+        super().__init__(problem, text, position)
+        self.key = key
+
+
+class _Decoder:
+    """`json` with every duplicate key recorded (its `object_pairs_hook`)."""
+
+    def __init__(self) -> None:
+        self.duplicates: list[str] = []
+        self.json = json.JSONDecoder(object_pairs_hook=self._object)
+
+    def _object(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in result:
+                self.duplicates.append(key)
+            result[key] = value
+        return result
+
+    def decode(self, text: str, position: int = 0) -> tuple[Any, int]:
+        """The value starting at `position` and where it ends; raises `JSONDecodeError`, also for
+        nesting too deep for Python's parser and for a duplicate key (`DuplicateKeyError`)."""
+        self.duplicates.clear()
+        try:
+            value, end = self.json.raw_decode(text, position)
+        except RecursionError:
+            raise json.JSONDecodeError("arrays or objects nested too deeply", text, position) from None
+        if self.duplicates:
+            raise DuplicateKeyError(self.duplicates[0], text, position)
+        return value, end
 
 
 def loads(text: str) -> Any:
-    """`json.loads`, with nesting too deep for Python's parser reported as invalid JSON."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise json.JSONDecodeError("arrays or objects nested too deeply", text, 0) from None
+    """`json.loads` that refuses duplicate keys (`DuplicateKeyError`) and reports nesting too
+    deep for Python's parser as invalid JSON (both are `JSONDecodeError`s)."""
+    if text.startswith("\ufeff"):  # as json.loads does
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    value, end = _Decoder().decode(text, _WHITESPACE.match(text).end())
+    end = _WHITESPACE.match(text, end).end()
+    if end != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return value
 
 
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "boolean", int: "number", float: "number", str: "string", list: "list", dict: "object"}.get(
-        type(value), type(value).__name__
-    )
+def _json_error(error: json.JSONDecodeError, line: int) -> FormatError:
+    if isinstance(error, DuplicateKeyError):
+        return FormatError("", error.msg, line)
+    return FormatError("", f"invalid JSON: {error.msg} (column {error.colno})", line)
 
 
-class _RecordReader:
-    """Builds one `Example` from a decoded JSON value, collecting every problem on the way."""
-
-    def __init__(self, line: int | None):
-        self.line = line
-        self.errors: list[FormatError] = []
-
-    def problem(self, field_name: str, message: str) -> None:
-        self.errors.append(FormatError(field_name, message, self.line))
-
-    def text(self, record: Mapping, key: str, where: str, *, required: bool) -> str | None:
-        if key not in record or record[key] is None:
-            if required:
-                self.problem(where, "is required")
-            return None
-        value = record[key]
-        if not isinstance(value, str):
-            self.problem(where, f"must be a string, got {_type_name(value)}")
-            return None
-        if required and not value.strip():
-            self.problem(where, "must not be empty")
-            return None
-        if not self.unicode(value, where):
-            return None
-        return value
-
-    def unicode(self, value: str, where: str) -> bool:
-        surrogate = _SURROGATE.search(value)
-        if surrogate:
-            self.problem(
-                where,
-                f"holds a lone surrogate \\u{ord(surrogate.group()):04x} at character {surrogate.start()}, "
-                "which is not Unicode text",
-            )
-        return surrogate is None
-
-    def boolean(self, record: Mapping, key: str, where: str) -> bool | None:
-        value = record.get(key)
-        if value is not None and not isinstance(value, bool):
-            self.problem(where, f"must be true or false, got {_type_name(value)}")
-            return None
-        return value
-
-    def choice(self, record: Mapping, key: str, where: str, allowed: tuple[str, ...]) -> str | None:
-        value = record.get(key)
-        if value is not None and value not in allowed:
-            self.problem(where, f"must be one of {', '.join(allowed)}, got {json.dumps(value, ensure_ascii=False)}")
-            return None
-        return value
-
-    def spans(self, value: Any, where: str, text: str | None) -> tuple[Span, ...]:
-        if not isinstance(value, list):
-            self.problem(where, f"must be a list of [start, end] pairs, got {_type_name(value)}")
-            return ()
-        spans = []
-        for i, span in enumerate(value):
-            here = f"{where}[{i}]"
-            if (
-                not isinstance(span, list)
-                or len(span) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)
-            ):
-                self.problem(here, f"must be a pair of integers [start, end], got {json.dumps(span)}")
-                continue
-            start, end = span
-            if text is not None and not 0 <= start < end <= len(text):
-                self.problem(here, f"[{start}, {end}] is not a non-empty span inside a text of {len(text)} characters")
-                continue
-            spans.append((start, end))
-        return tuple(spans)
-
-    def perspectives(self, record: Mapping) -> tuple[Perspective, ...]:
-        value = record.get("perspectives")
-        if value is None:
-            self.problem("perspectives", "is required")
-            return ()
-        if not isinstance(value, list):
-            self.problem("perspectives", f"must be a list, got {_type_name(value)}")
-            return ()
-        if not value:
-            self.problem("perspectives", "needs at least one perspective")
-            return ()
-        perspectives = []
-        seen_names: dict[str, int] = {}
-        for p, item in enumerate(value):
-            where = f"perspectives[{p}]"
-            if not isinstance(item, dict):
-                self.problem(where, f"must be an object with name and arguments, got {_type_name(item)}")
-                continue
-            name = self.text(item, "name", f"{where}.name", required=False)
-            if name is None or not name.strip():
-                name = f"perspective {p + 1}"
-            if name in seen_names:
-                self.problem(f"{where}.name", f"{name!r} is already the name of perspectives[{seen_names[name]}]")
-            seen_names.setdefault(name, p)
-            arguments = item.get("arguments")
-            if not isinstance(arguments, list):
-                self.problem(f"{where}.arguments", f"must be a list of strings, got {_type_name(arguments)}")
-                continue
-            if not arguments:
-                self.problem(f"{where}.arguments", "a perspective needs at least one argument")
-            texts = []
-            for a, argument in enumerate(arguments):
-                if not isinstance(argument, str):
-                    self.problem(f"{where}.arguments[{a}]", f"must be a string, got {_type_name(argument)}")
-                elif not argument.strip():
-                    self.problem(f"{where}.arguments[{a}]", "must not be empty")
-                elif self.unicode(argument, f"{where}.arguments[{a}]"):
-                    texts.append(argument)
-            perspectives.append(Perspective(name, tuple(texts)))
-        return tuple(perspectives)
-
-    def labels(self, record: Mapping, response: str | None, perspectives: tuple[Perspective, ...]) -> Labels:
-        value = record.get("labels")
-        if value is None:
-            return Labels()
-        if not isinstance(value, dict):
-            self.problem("labels", f"must be an object, got {_type_name(value)}")
-            return Labels()
-        hallucinated = self.spans(value.get("hallucinated_spans", []), "labels.hallucinated_spans", response)
-        return Labels(
-            hallucination=self.boolean(value, "hallucination", "labels.hallucination"),
-            coverage_error=self.boolean(value, "coverage_error", "labels.coverage_error"),
-            kind=self.choice(value, "kind", "labels.kind", KINDS),
-            ambiguous=self.boolean(value, "ambiguous", "labels.ambiguous"),
-            ambiguous_type=self.choice(value, "ambiguous_type", "labels.ambiguous_type", AMBIGUOUS_TYPES),
-            hallucinated_spans=hallucinated,
-            uncovered=self.uncovered(value.get("uncovered", []), perspectives),
-            extra={k: v for k, v in value.items() if k not in _LABEL_FIELDS},
-        )
-
-    def uncovered(self, value: Any, perspectives: tuple[Perspective, ...]) -> tuple[UncoveredArgument, ...]:
-        if not isinstance(value, list):
-            self.problem("labels.uncovered", f"must be a list, got {_type_name(value)}")
-            return ()
-        found = []
-        for i, item in enumerate(value):
-            where = f"labels.uncovered[{i}]"
-            if not isinstance(item, dict):
-                self.problem(where, f"must be an object with perspective and argument, got {_type_name(item)}")
-                continue
-            p, a = item.get("perspective"), item.get("argument")
-            if not all(isinstance(x, int) and not isinstance(x, bool) for x in (p, a)):
-                self.problem(where, "perspective and argument must be integer indices")
-                continue
-            if not 0 <= p < len(perspectives) or not 0 <= a < len(perspectives[p].arguments):
-                self.problem(where, f"there is no argument {a} in perspective {p}")
-                continue
-            spans = None
-            if "spans" in item and item["spans"] is not None:
-                spans = self.spans(item["spans"], f"{where}.spans", perspectives[p].arguments[a])
-            found.append(UncoveredArgument(p, a, spans))
-        return tuple(found)
+# A record as read: (line, decoded JSON value), or (line, FormatError) when it could not be decoded.
+Entry = tuple[int, Any]
 
 
-def _is_refchecker(record: Mapping) -> bool:
-    return "perspectives" not in record and "reference" in record and "question" in record
-
-
-def _from_refchecker(record: Mapping, line: int | None) -> dict[str, Any]:
-    """Map `{"question", "response", "reference"}` onto the native format."""
-    references = record["reference"]
-    native = {k: v for k, v in record.items() if k not in ("question", "reference")}
-    native["query"] = record["question"]
-    native["perspectives"] = [
-        {"name": "reference", "arguments": [references] if isinstance(references, str) else references}
-    ]
-    if "id" not in native:
-        native["id"] = f"line-{line}" if line is not None else "example"
-    return native
-
-
-def _refchecker_field(native: str, reference_is_text: bool) -> str:
-    """A mapped field's name as the RefChecker record spells it, e.g. `reference[2]`."""
-    if native == "query":
-        return "question"
-    arguments = "perspectives[0].arguments"
-    if not native.startswith(arguments):
-        return native
-    rest = native.removeprefix(arguments)
-    return "reference" + ("" if reference_is_text and rest == "[0]" else rest)
-
-
-def parse_example(record: Any, *, line: int | None = None) -> Example:
-    """Build an `Example` from one decoded JSON value, or raise `InvalidExample`."""
-    reader = _RecordReader(line)
-    if not isinstance(record, dict):
-        reader.problem("", f"expected a JSON object, got {_type_name(record)}")
-        raise InvalidExample(reader.errors)
-    if _is_refchecker(record):
-        reference_is_text = isinstance(record["reference"], str)
-        try:
-            return parse_example(_from_refchecker(record, line), line=line)
-        except InvalidExample as invalid:
-            # Problems name the fields the user wrote, not those of the native format.
-            raise InvalidExample(
-                [dataclasses.replace(e, field=_refchecker_field(e.field, reference_is_text)) for e in invalid.errors]
-            ) from None
-    example_id = reader.text(record, "id", "id", required=True)
-    query = reader.text(record, "query", "query", required=True)
-    response = reader.text(record, "response", "response", required=True)
-    perspectives = reader.perspectives(record)
-    labels = reader.labels(record, response, perspectives)
-    topic = reader.text(record, "topic", "topic", required=False)
-    split = reader.choice(record, "split", "split", SPLITS)
-    if reader.errors:
-        raise InvalidExample(reader.errors)
-    return Example(
-        id=example_id,
-        query=query,
-        perspectives=perspectives,
-        response=response,
-        topic=topic,
-        labels=labels,
-        split=split,
-        extra={k: v for k, v in record.items() if k not in _TOP_LEVEL_FIELDS},
-    )
-
-
-def validate(example: Example) -> list[FormatError]:
-    """Problems with an example built in code (e.g. by the app's editor)."""
-    try:
-        parse_example(example.to_dict())
-    except InvalidExample as invalid:
-        return invalid.errors
-    return []
-
-
-def _lines(source: str | bytes | Path) -> Iterator[tuple[int, bytes]]:
-    data = Path(source).read_bytes() if isinstance(source, Path) else source
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+def _lines(data: bytes) -> list[Entry]:
+    entries = []
     # Split on \n only: \r\n leaves a \r that json ignores as whitespace, and a U+2028 inside a
     # string must not cut a record in two (str.splitlines would).
-    yield from enumerate(data.split(b"\n"), start=1)
-
-
-def parse_jsonl(source: str | bytes | Path) -> LoadResult:
-    """Read JSON Lines from a path, bytes or text; keep every good line, report every bad one."""
-    result = LoadResult(examples=[], errors=[])
-    first_line_of: dict[str, int] = {}
-    for number, raw in _lines(source):
+    for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
-        result.lines_read += 1
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
             # Windows PowerShell's `>` writes UTF-16 with a byte order mark.
             hint = "; the file is UTF-16, save it as UTF-8" if number == 1 and raw.startswith(_UTF16_BOMS) else ""
-            result.errors.append(
-                FormatError(
-                    "", f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1}){hint}", number
-                )
-            )
+            problem = f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at byte {error.start + 1}){hint}"
+            entries.append((number, FormatError("", problem, number)))
             continue
         try:
-            record = loads(text)
+            entries.append((number, loads(text)))
         except json.JSONDecodeError as error:
-            result.errors.append(FormatError("", f"invalid JSON: {error.msg} (column {error.colno})", number))
-            continue
+            entries.append((number, _json_error(error, number)))
+    return entries
+
+
+def _layout(data: bytes) -> str:
+    first = next((line.strip() for line in data.split(b"\n") if line.strip()), b"")
+    if first.startswith(b"["):
+        return JSON_ARRAY
+    return PRETTY_JSON if first == b"{" else JSON_LINES
+
+
+class _Document:
+    """The records of one JSON document: top-level values, and the items of top-level arrays."""
+
+    def __init__(self, text: str):
+        self.text, self.position, self.line, self._counted = text, 0, 1, 0
+        self.decoder = _Decoder()
+
+    def _skip_space(self) -> str:
+        self.position = _WHITESPACE.match(self.text, self.position).end()
+        return self.text[self.position : self.position + 1]
+
+    def _line_here(self) -> int:
+        self.line += self.text.count("\n", self._counted, self.position)
+        self._counted = self.position
+        return self.line
+
+    def _value(self) -> Entry:
+        line = self._line_here()
+        value, self.position = self.decoder.decode(self.text, self.position)
+        return line, value
+
+    def entries(self) -> list[Entry]:
+        found: list[Entry] = []
         try:
-            example = parse_example(record, line=number)
+            while self._skip_space():
+                if self.text[self.position] != "[":
+                    found.append(self._value())
+                    continue
+                self.position += 1
+                if self._skip_space() == "]":
+                    self.position += 1
+                    continue
+                while True:
+                    self._skip_space()
+                    found.append(self._value())
+                    after = self._skip_space()
+                    self.position += 1
+                    if after == "]":
+                        break
+                    if after != ",":
+                        raise json.JSONDecodeError("Expecting ',' delimiter", self.text, self.position - 1)
+        except json.JSONDecodeError as error:
+            line = self._line_here() if isinstance(error, DuplicateKeyError) else error.lineno
+            problem = _json_error(error, line)
+            stop = "; reading stopped here (the file is read as one JSON document, not line by line)"
+            found.append((line, FormatError("", problem.message + stop, line)))
+        return found
+
+
+def _document(data: bytes) -> list[Entry]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        return [(line, FormatError("", f"not valid UTF-8 (byte 0x{data[error.start]:02x}); nothing was read", line))]
+    return _Document(text).entries()
+
+
+def _unzipped(data: bytes) -> bytes:
+    with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+        unzipped = stream.read(MAX_UNZIPPED + 1)
+    if len(unzipped) > MAX_UNZIPPED:
+        raise ValueError(f"it decompresses to more than {MAX_UNZIPPED:,} bytes")
+    return unzipped
+
+
+def parse_jsonl(source: str | bytes | Path) -> LoadResult:
+    """Read examples from a path, bytes or text (see the module doc for the layouts read);
+    keep every good record, report every bad one."""
+    data = Path(source).read_bytes() if isinstance(source, Path) else source
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    gzipped = data.startswith(GZIP_SIGNATURE)
+    if gzipped:
+        try:
+            data = _unzipped(data)
+        except (OSError, EOFError, zlib.error, ValueError) as error:
+            return LoadResult(examples=[], errors=[FormatError("", f"not a readable gzip file: {error}")])
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    result = _read(data, _layout(data))
+    if result.layout != JSON_LINES and result.errors:
+        # A broken document may be JSON Lines after all (a first line that only looks like an
+        # array): keep whichever reading keeps more examples.
+        as_lines = _read(data, JSON_LINES)
+        if len(as_lines.examples) > len(result.examples):
+            result = as_lines
+    if gzipped:
+        result.layout += ", gzipped"
+    return result
+
+
+def _read(data: bytes, layout: str) -> LoadResult:
+    result = LoadResult(examples=[], errors=[], layout=layout)
+    _add_examples(_lines(data) if layout == JSON_LINES else _document(data), result)
+    return result
+
+
+def _add_examples(entries: list[Entry], result: LoadResult) -> None:
+    # Explicit ids first, so that a name made up for a record without one takes none of them.
+    taken = {record["id"] for _, record in entries if isinstance(record, dict) and isinstance(record.get("id"), str)}
+    first_line_of: dict[str, int] = {}
+    for line, record in entries:
+        result.lines_read += 1
+        if isinstance(record, FormatError):
+            result.errors.append(record)
+            continue
+        default_id = None
+        if isinstance(record, dict) and "id" not in record:
+            default_id = unused_name(f"line-{line}", taken)
+            taken.add(default_id)
+        try:
+            example = parse_example(record, line=line, default_id=default_id)
         except InvalidExample as invalid:
             result.errors.extend(invalid.errors)
             continue
         if example.id in first_line_of:
             result.errors.append(
-                FormatError("id", f"{example.id!r} was already used on line {first_line_of[example.id]}", number)
+                FormatError("id", f"{example.id!r} was already used on line {first_line_of[example.id]}", line)
             )
             continue
-        first_line_of[example.id] = number
+        first_line_of[example.id] = line
         result.examples.append(example)
-    return result
+        result.warnings.extend(FormatError("labels", message, line) for message in contradictions(example.labels))
 
 
 def dumps(example: Example) -> str:
@@ -379,9 +293,7 @@ def dumps(example: Example) -> str:
 
 
 def write_jsonl(examples: Iterable[Example], path: Path) -> None:
-    with Path(path).open("w", encoding="utf-8") as out:
+    """Write `examples` as JSON Lines, whole or not at all (`explorer.files.atomic_writer`)."""
+    with atomic_writer(path) as out:
         for example in examples:
             out.write(dumps(example) + "\n")
-
-
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")

@@ -33,6 +33,21 @@ def has_error(labels: Labels, error_type: str) -> bool:
     return flag is True
 
 
+def contradictions(labels: Labels) -> list[str]:
+    """Labels that say opposite things, e.g. `hallucination: false` with hallucinated spans.
+
+    Reading keeps such an example and warns: which of the two is right is the annotator's call.
+    """
+    found = []
+    if labels.hallucination is False and labels.hallucinated_spans:
+        found.append(f"hallucination is false, but hallucinated_spans marks {len(labels.hallucinated_spans)} span(s)")
+    if labels.coverage_error is False and labels.uncovered:
+        found.append(f"coverage_error is false, but uncovered lists {len(labels.uncovered)} argument(s)")
+    if labels.ambiguous is False and labels.ambiguous_type is not None:
+        found.append(f"ambiguous is false, but ambiguous_type is {labels.ambiguous_type}")
+    return found
+
+
 def overlaps(span: Span, spans: Sequence[Span]) -> bool:
     """Whether the character span `span` shares a character with any of `spans` (e.g. gold spans)."""
     start, end = span

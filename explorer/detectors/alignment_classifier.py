@@ -31,7 +31,7 @@ from explorer.text.words import DEFAULT_SEGMENTER
 
 class AlignmentClassifierDetector(Detector):
     name = "alignment_classifier"
-    version = "1"
+    version = "2"  # 2: each text encoded alone, so an example's scores depend on it alone
 
     def __init__(self, *, encoder: SentenceEncoder | None = None, encoder_path: str | None = None):
         self.encoder = encoder or shared_encoder(encoder_path)

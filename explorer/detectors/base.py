@@ -9,6 +9,7 @@ recording what produced it. Pages, the CLI, the cache and the evaluation consume
 from __future__ import annotations
 
 import abc
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -132,8 +133,64 @@ class DetectorResult:
             details=details or {},
         )
 
+    def problem(self, example: Example | None = None, method: str | None = None) -> str | None:
+        """The first way this result is malformed or does not fit `example`, naming the field as
+        `explorer score` writes it (under `method` when given); None when there is none.
+
+        Every score is a finite number in [0, 1]; with the example, `per_perspective` names
+        exactly its perspectives and every word span lies inside its text. The cache and
+        `eval --scores` use no result that fails this.
+        """
+        within = f"{method}." if method else ""
+        numbers = [(f"scores.{within}hallucination", self.hallucination), (f"scores.{within}coverage", self.coverage)]
+        numbers += [(f"scores.{within}per_perspective.{name}", v) for name, v in self.per_perspective.items()]
+        numbers += [(f"words.{within}response[{i}]", w.score) for i, w in enumerate(self.response_words)]
+        numbers += [(f"words.{within}arguments[{i}]", w.score) for i, w in enumerate(self.argument_words)]
+        misfit = self._misfit(example, within) if example is not None else None
+        if misfit:
+            return misfit
+        for where, value in numbers:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                return f"{where}: must be a number in [0, 1], got {json.dumps(value)}"  # NaN fails too
+        return None
+
+    def _misfit(self, example: Example, within: str) -> str | None:
+        names = [p.name for p in example.perspectives]
+        unknown = [name for name in self.per_perspective if name not in names]
+        if unknown:
+            return f"scores.{within}per_perspective: {unknown[0]!r} is not a perspective of example {example.id!r}"
+        missing = [name for name in names if name not in self.per_perspective]
+        if missing:
+            return f"scores.{within}per_perspective: misses the perspective {missing[0]!r}"
+        for i, word in enumerate(self.response_words):
+            if not _is_span(word.start, word.end, example.response):
+                span = _span_text(word.start, word.end)
+                return f"words.{within}response[{i}]: {span} is not a span inside the response"
+        for i, word in enumerate(self.argument_words):
+            p, a = word.perspective, word.argument
+            where = f"words.{within}arguments[{i}]"
+            if not (_is_index(p, len(names)) and _is_index(a, len(example.perspectives[p].arguments))):
+                return f"{where}: there is no argument {json.dumps(a)} in perspective {json.dumps(p)}"
+            if not _is_span(word.start, word.end, example.perspectives[p].arguments[a]):
+                span = _span_text(word.start, word.end)
+                return f"{where}: {span} is not a span inside argument {a} of perspective {p}"
+        return None
+
     def argument_word_scores(self, perspective: int, argument: int) -> list[ArgumentWordScore]:
         return [w for w in self.argument_words if w.perspective == perspective and w.argument == argument]
+
+
+def _is_index(value: Any, length: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < length
+
+
+def _is_span(start: Any, end: Any, text: str) -> bool:
+    integers = all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end))
+    return integers and 0 <= start < end <= len(text)
+
+
+def _span_text(start: Any, end: Any) -> str:
+    return f"[{json.dumps(start)}, {json.dumps(end)}]"
 
 
 class Detector(abc.ABC):

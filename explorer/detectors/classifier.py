@@ -22,7 +22,6 @@ model without prompts for both tasks is a `DetectorError` at construction, namin
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -33,6 +32,7 @@ from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
+from explorer.models.identity import folder_digest
 from explorer.models.language_model import LanguageModel, load_language_model
 from explorer.models.trained import TrainedNotFoundError, find_trained
 from explorer.text.prompts import CLASSIFIER_LABELS, classifier_prompt
@@ -164,8 +164,8 @@ class SoftPromptClassifier:
 
 
 def prompt_digest(directory: Path) -> str:
-    """sha256 of a soft prompt's weights: part of the detector's cache key."""
-    return hashlib.sha256((Path(directory) / WEIGHTS_FILE).read_bytes()).hexdigest()
+    """Every file of a soft prompt's folder (weights and `adapter_config.json`): part of the cache key."""
+    return folder_digest(Path(directory))
 
 
 def find_prompt(model_identity: str, task: str) -> Path:

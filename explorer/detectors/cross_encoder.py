@@ -16,12 +16,10 @@ kept in memory per example, so the app's reruns do not recompute them.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +29,8 @@ from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
-from explorer.models.encoder import EMBEDDING_PACKAGE, default_model_path, load_pair_classifier
+from explorer.models.encoder import default_model_path, encoder_identity, load_pair_classifier
+from explorer.models.identity import folder_digest
 from explorer.models.trained import TrainedNotFoundError, find_trained
 from explorer.text.claims import sentence_spans
 from explorer.text.prompts import curly_braces_arguments
@@ -125,19 +124,14 @@ def units(example: Example, task: str) -> list[Unit]:
     return [Unit(text, example.response, ("argument", p, a)) for p, a, text in example.arguments()]
 
 
-def encoder_identity(path: Path) -> str:
-    if path.resolve() == default_model_path().resolve():
-        return f"all-MiniLM-L6-v2 ({EMBEDDING_PACKAGE} {metadata.version(EMBEDDING_PACKAGE)})"
-    return str(path)
-
-
 def find_adapter(identity: str, task: str) -> Path:
     """The adapter for this encoder and task (`training_find_trained`)."""
     return find_trained(METHOD, identity, task, SHIPPED_ADAPTERS)
 
 
 def adapter_digest(directory: Path) -> str:
-    return hashlib.sha256((Path(directory) / WEIGHTS_FILE).read_bytes()).hexdigest()
+    """Every file of the adapter folder (weights and `adapter_config.json`): part of the cache key."""
+    return folder_digest(Path(directory))
 
 
 class CrossEncoder:

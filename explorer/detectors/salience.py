@@ -36,7 +36,8 @@ from explorer.detectors.base import (
 )
 from explorer.detectors.ops import aggregate
 from explorer.detectors.ops.salience_map import METHODS, TARGETS, token_salience
-from explorer.models.language_model import LanguageModel, load_language_model, model_identity, resolve_spec
+from explorer.models.identity import model_identity
+from explorer.models.language_model import LanguageModel, load_language_model, resolve_spec
 from explorer.text import prompts
 from explorer.text.words import DEFAULT_SEGMENTER, Segmenter
 

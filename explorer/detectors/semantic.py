@@ -50,7 +50,9 @@ def errors(similarities: np.ndarray) -> np.ndarray:
 
 class SemanticDetector(Detector):
     name = "semantic"
-    version = "2"  # 2: soft hyphens and zero-width joiners no longer split words
+    # 2: soft hyphens and zero-width joiners no longer split words; 3: each text encoded alone,
+    # so an example's scores no longer depend on the texts encoded with it
+    version = "3"
 
     def __init__(
         self,

@@ -5,6 +5,14 @@ are L2-normalized, so a dot product is the cosine similarity. A text is encoded 
 process: the app re-aligns an example on every rerun and `bench/argkp.py` meets each argument
 in many pairs, and both reuse the cached vectors.
 
+Each text is encoded alone (a batch of one). In a batch, a text is padded to its longest
+neighbour and the matrix shapes change, which moved its vector by up to 1e-7: an example's
+scores then depended on the other texts encoded with it (the order of a file, what the cache
+already held), and a resumed run differed from a clean one. Alone, a text's vector is a
+function of the text, so a score is a function of its example. It costs about twice the
+encoding time of batches of 64 (300 argument texts on one thread of a shared 2-core machine:
+2.6 s against 1.4 s).
+
 Encoding runs on one CPU thread by default: on the shared 2-core machines this project runs
 on, two threads made the small batches here 2-7x slower (thread oversubscription), and one
 thread was never slower in `bench/argkp.py`. `threads=` overrides it.
@@ -26,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.config import offline_hub
+from explorer.models.identity import model_identity
 from explorer.text.words import DEFAULT_SEGMENTER
 
 Span = tuple[int, int]
@@ -45,7 +54,6 @@ class SentenceEncoder:
         self,
         model_path: str | Path | None = None,
         *,
-        batch_size: int = 64,
         cache_size: int = 100_000,
         threads: int | None = 1,
     ):
@@ -58,7 +66,6 @@ class SentenceEncoder:
         self.model = SentenceTransformer(str(self.model_path), device="cpu")
         self.max_tokens = int(self.model.max_seq_length)
         self.dimension = int(self.model.get_embedding_dimension())
-        self.batch_size = batch_size
         self.threads = threads
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
@@ -66,10 +73,8 @@ class SentenceEncoder:
         self._lock = threading.Lock()
 
     def identity(self) -> str:
-        """A stable name of the weights, e.g. for the result cache key."""
-        if model_path_is_default(self.model_path):
-            return f"all-MiniLM-L6-v2 ({EMBEDDING_PACKAGE} {metadata.version(EMBEDDING_PACKAGE)})"
-        return str(self.model_path)
+        """A stable name of the weights, e.g. for the result cache key (`encoder_identity`)."""
+        return encoder_identity(self.model_path)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors, shape `(len(texts), dimension)`, float32."""
@@ -94,9 +99,8 @@ class SentenceEncoder:
         if self.threads:
             torch.set_num_threads(self.threads)
         try:
-            return self.model.encode(
-                texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True
-            )
+            # batch_size=1: see the module docstring.
+            return self.model.encode(texts, batch_size=1, normalize_embeddings=True, convert_to_numpy=True)
         finally:
             torch.set_num_threads(previous)
 
@@ -132,6 +136,13 @@ def shared_encoder(model_path: str | Path | None = None) -> SentenceEncoder:
 @functools.cache
 def _encoder_at(path: Path) -> SentenceEncoder:
     return SentenceEncoder(path)
+
+
+def encoder_identity(path: Path) -> str:
+    """The packaged model by its package version; any other folder by its files' content."""
+    if model_path_is_default(path):
+        return f"all-MiniLM-L6-v2 ({EMBEDDING_PACKAGE} {metadata.version(EMBEDDING_PACKAGE)})"
+    return model_identity(path)
 
 
 def model_path_is_default(path: Path) -> bool:

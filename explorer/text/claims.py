@@ -57,7 +57,6 @@ _TERMINATOR = regex.compile(
 _UNSPACED_STOPS = frozenset("\u3002\uff01\uff1f")
 _NEWLINES = regex.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)*[ \t]*")
 _LIST_MARKER = regex.compile(r"(?:[-*\u2022\u2023\u25e6\u2013\u2014]|\d{1,3}[.)]|[a-z][.)]|#{1,6})[ \t]+")
-_WORD_BEFORE = regex.compile(r"(\S+)$")
 _WORD_AFTER = regex.compile(r"\s*[\"'\u201c\u2018(\[]*(\p{L}[\p{L}\p{M}'\u2019]*)?")
 # Where a sentence may be cut into clauses: a semicolon, or a comma before a conjunction that
 # commonly joins two arguments. Only candidates: `explorer.detectors.ops.alignment` decides.
@@ -100,11 +99,27 @@ def _strip(text: str, start: int, end: int) -> Span | None:
     return (start, end) if start < end else None
 
 
+def _last_visible(text: str, end: int) -> str:
+    """The last non-space character of `text[:end]`, or "" (read backwards: a long text has many
+    line breaks, and copying its prefix at each one took time quadratic in its length)."""
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    return text[end - 1] if end else ""
+
+
+def _word_before(text: str, end: int) -> str:
+    """The run of non-space characters that ends at `end` (read backwards, as above)."""
+    start = end
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return text[start:end]
+
+
 def _is_hard_break(text: str, newline: regex.Match) -> bool:
     if newline.group().count("\n") >= 2:
         return True
-    before = text[: newline.start()].rstrip()
-    if not before or before[-1] in ".!?:\u2026\u3002\uff01\uff1f" or before[-1] in "\"'\u201d\u2019)":
+    last = _last_visible(text, newline.start())
+    if not last or last in ".!?:\u2026\u3002\uff01\uff1f" or last in "\"'\u201d\u2019)":
         return True
     return _LIST_MARKER.match(text, newline.end()) is not None
 
@@ -135,10 +150,10 @@ def _ends_sentence(text: str, terminator: regex.Match, block_end: int) -> bool:
         return False
     if marks.rstrip("\"'\u201d\u2019\u00bb)]") != ".":
         return True
-    previous = _WORD_BEFORE.search(text, 0, terminator.start())
-    if previous is None:
+    previous = _word_before(text, terminator.start())
+    if not previous:
         return True
-    word = previous.group(1).lstrip("\"'\u201c\u2018([").lower()
+    word = previous.lstrip("\"'\u201c\u2018([").lower()
     if word in ABBREVIATIONS:
         return False
     if word in NUMBER_ABBREVIATIONS and regex.match(r"\s*\d", text[end:block_end]):

@@ -7,92 +7,33 @@ example ids are read, in order, and every problem reported, exactly as the user 
 (line, field, what is wrong). Broken lines sit between good ones, so every file also shows that
 good lines are kept. `refused_by` names the detectors that must refuse the case's examples
 with a `DetectorError`, and how their message starts; every other detector must score them.
+`warnings` lists what is reported about examples that are kept.
+
+The cases of other file layouts (a JSON array, pretty-printed JSON, gzip), ambiguous records and
+the size limits are in `files_and_limits.py`; the scores files `explorer eval --scores` must
+check, in `scores.py` (written to `scores/`); the builders they share, in `builders.py`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-FOLDER = Path(__file__).resolve().parent
-
-BASE: dict[str, Any] = {
-    "topic": "Sugar tax",
-    "query": "Should sugary drinks be taxed?",
-    "perspectives": [
-        {"name": "pro", "arguments": ["Taxes reduce sugar consumption.", "The revenue funds school meals."]},
-        {"name": "con", "arguments": ["Taxes hurt poor families the most."]},
-    ],
-    "response": "Sugar taxes reduce consumption and fund school meals, but critics say they hurt poor families.",
-}
-FIRST, LAST = "good-first", "good-last"
-
-# Sentences for the long responses: the arguments restated, plus claims no argument makes.
-SENTENCES = [
-    "Sugar taxes reduce the consumption of sweet drinks.",
-    "The revenue from the tax pays for school meals.",
-    "Critics say the tax hurts poor families the most.",
-    "Some shops moved their prices before the tax began.",
-    "Doctors in several countries support the measure.",
-    "Manufacturers changed their recipes to use less sugar.",
-    "Children drink fewer fizzy drinks where the tax applies.",
-    "The effect on obesity rates is still debated by researchers.",
-]
-
-
-def good(example_id: Any, **changes: Any) -> dict[str, Any]:
-    return {"id": example_id, **BASE, **changes}
-
-
-def with_perspectives(*perspectives: dict[str, Any]) -> list[dict[str, Any]]:
-    return [dict(p) for p in perspectives]
-
-
-def words_text(count: int, *, punctuated: bool = True) -> str:
-    """`count` words cycling through `SENTENCES`, as sentences or as one unpunctuated run."""
-    words = " ".join(SENTENCES).split()
-    chosen = [words[i % len(words)] for i in range(count)]
-    text = " ".join(chosen)
-    return text if punctuated else text.replace(".", "").replace(",", "")
-
-
-def lines(*items: dict | str | bytes, end: bytes = b"\n") -> bytes:
-    """JSON Lines: a dict is encoded as UTF-8 JSON, a str or bytes line is written as it is."""
-    encoded = []
-    for item in items:
-        if isinstance(item, dict):
-            encoded.append(json.dumps(item, ensure_ascii=False).encode("utf-8"))
-        elif isinstance(item, str):
-            encoded.append(item.encode("utf-8"))
-        else:
-            encoded.append(item)
-    return end.join(encoded) + end
-
-
-def around(*middle: dict | str | bytes) -> bytes:
-    """`middle` between two good lines."""
-    return lines(good(FIRST), *middle, good(LAST))
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    what: str
-    data: bytes
-    kept: tuple[str, ...]
-    errors: tuple[str, ...] = ()
-    refused_by: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def path(self) -> Path:
-        return FOLDER / f"{self.name}.jsonl"
-
-
-HOSTILE = "<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=1;alert('img')\">"
-GOOD_PAIR = (FIRST, LAST)
+from tests.bad_inputs.builders import (
+    BASE,
+    FIRST,
+    GOOD_PAIR,
+    HOSTILE,
+    LAST,
+    SENTENCES,
+    Case,
+    around,
+    good,
+    lines,
+    with_perspectives,
+    words_text,
+)
+from tests.bad_inputs.files_and_limits import FILE_AND_LIMIT_CASES
+from tests.bad_inputs.scores import write_scores
 
 CASES: tuple[Case, ...] = (
     Case(
@@ -609,10 +550,14 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "beyond-context",
-        "a 12,000-word response, past the 8,192-token context of the language model (SmolLM2)",
+        "a 12,000-word response, past the 8,192-token context of the language model (SmolLM2) and the "
+        "1,000 claims the alignment reads",
         lines(good("beyond", response=words_text(12_000))),
         ("beyond",),
-        refused_by={"salience": "too long for the model: prompt"},
+        refused_by={
+            "salience": "too long for the model: prompt",
+            "semantic": "the response makes 1,392 claims (sentences or clauses); the alignment reads at most 1,000",
+        },
     ),
     Case(
         "long-single-line",
@@ -627,12 +572,14 @@ CASES: tuple[Case, ...] = (
         ("rule",),
         refused_by={"semantic": "the text at characters 32-1037 is longer than the 256 word pieces"},
     ),
+    *FILE_AND_LIMIT_CASES,
 )
 
 
 def write() -> None:
     for case in CASES:
         case.path.write_bytes(case.data)
+    write_scores()
 
 
 if __name__ == "__main__":

@@ -289,22 +289,22 @@ def test_scores_written_by_explorer_score_read_back(sugar_example, tmp_path):
         (
             '{"hallucination": NaN, "coverage": 0.1, "per_perspective": {}}',
             "{}",
-            "scores.m.hallucination: must be a finite number, got NaN",
+            "scores.m.hallucination: must be a number in [0, 1], got NaN",
         ),
         (
             '{"hallucination": 0.1, "coverage": "high", "per_perspective": {}}',
             "{}",
-            'scores.m.coverage: must be a finite number, got "high"',
+            'scores.m.coverage: must be a number in [0, 1], got "high"',
         ),
         (
             '{"hallucination": 0.1, "coverage": 0.1, "per_perspective": {"pro": null}}',
             "{}",
-            "scores.m.per_perspective.pro: must be a finite number, got null",
+            "scores.m.per_perspective.pro: must be a number in [0, 1], got null",
         ),
         (
             '{"hallucination": 0.1, "coverage": 0.1, "per_perspective": {}}',
             '{"m": {"response": [[0, 3, Infinity]], "arguments": []}}',
-            "words.m.response[0]: must be a finite number, got Infinity",
+            "words.m.response[0]: must be a number in [0, 1], got Infinity",
         ),
     ],
 )

@@ -119,8 +119,10 @@ def test_eval_uses_given_scores_and_computes_the_missing_ones(data_file, tmp_pat
     assert cells[("hallucination", "full_organic", "rouge")]["auc"] is not None  # computed: not in the file
 
 
-def test_eval_reports_unreadable_scores_with_the_line(data_file, tmp_path, capsys):
+def test_eval_reports_unreadable_scores_with_the_line_and_computes_them_instead(data_file, tmp_path, capsys):
     scores = tmp_path / "bad.jsonl"
     scores.write_text('{"id": "e0", "scores": {"rouge": {"hallucination": 0.1}}}\n', encoding="utf-8")
-    assert main(["eval", str(data_file), "--scores", str(scores), "--out", str(tmp_path / "r")]) == 3
-    assert "line 1: not a record of `explorer score` output" in capsys.readouterr().err
+    command = ["eval", str(data_file), "--scores", str(scores), "--methods", "rouge", "--out", str(tmp_path / "r")]
+    assert main([*command, "--quiet"]) == 1
+    assert "bad.jsonl: line 1: not a record of `explorer score` output" in capsys.readouterr().err
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["methods"] == ["rouge"]

@@ -78,7 +78,7 @@ def test_precomputed_scores_that_are_not_numbers_are_refused_with_the_line(datas
     expander.file_uploader[0].set_value(("scores.jsonl", scores.encode(), "application/jsonl")).run()
     assert not dataset_page.exception
     assert [e.value for e in dataset_page.error] == [
-        literal("scores.jsonl: line 1: scores.ext.hallucination: must be a finite number, got NaN")
+        literal("scores.jsonl: line 1: scores.ext.hallucination: must be a number in [0, 1], got NaN")
     ]
 
 
@@ -91,8 +91,21 @@ def test_precomputed_scores_that_are_not_numbers_are_refused_with_the_line(datas
         (line_of("wrong-types", 3), "perspectives: must be a list, got string"),
         (line_of("malformed-json", 5), "invalid JSON: Extra data (line 1, column 13)"),
         (line_of("not-objects", 2), "expected a JSON object, got list"),
+        (
+            line_of("duplicate-keys", 2),
+            "invalid JSON: duplicate key 'query': an object gives it twice, and JSON would keep only the last value "
+            "(line 1, column 1)",
+        ),
     ],
-    ids=["deep-nesting", "lone-surrogate", "refchecker-bad", "wrong-types", "two-records", "not-an-object"],
+    ids=[
+        "deep-nesting",
+        "lone-surrogate",
+        "refchecker-bad",
+        "wrong-types",
+        "two-records",
+        "not-an-object",
+        "key-twice",
+    ],
 )
 def test_a_pasted_bad_record_names_its_problem_and_keeps_the_example(inspect_page, text, problem):
     before = inspect_page.subheader[0].value

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.data.example import Labels
 from explorer.data.samples import load_samples
 from explorer.ui import links, state
+from explorer.ui.text import literal
 from tests.helpers import ROOT, make_example
 from tests.scripted import SlowScriptedDetector, register, scripted
 
@@ -167,7 +168,8 @@ def test_precomputed_scores_join_the_table_and_the_evaluation(app):
     aucs = frame_in_tab(app, "Evaluation")
     assert aucs.loc["Full organic", "external"].startswith("100.0")  # a method the registry does not know
     app.expander[0].file_uploader[0].set_value(("bad.jsonl", b'{"id": "x"}\n', "application/jsonl")).run()
-    assert any("bad.jsonl: line 1: not a record of `explorer score` output" in e.value for e in app.error)
+    problem = literal("bad.jsonl: line 1: not a record of `explorer score` output")  # shown escaped: it names the file
+    assert any(problem in e.value for e in app.error)
 
 
 def test_example_link_reopens_a_sample_in_inspect():

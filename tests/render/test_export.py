@@ -135,3 +135,19 @@ def test_html_report_is_self_contained_and_escapes_user_text():
     assert "<img" not in body and "&lt;script&gt;" in body
     assert 'data-score="' in body and 'data-gold="1"' in body
     assert body.count('class="plotly-graph-div"') == 2  # the scores chart and the detector's heatmap
+
+
+# Issue 14, problem 7: a cell a spreadsheet would run as a formula is written as text.
+
+
+@pytest.mark.parametrize("payload", ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\tx", "\r=1"])
+def test_csv_cells_that_start_like_a_formula_are_written_as_text(payload):
+    frame = pd.DataFrame(
+        {"topic": [payload, "plain"], f"{payload}.hallucination": [0.25, -0.5]},
+        index=pd.Index([payload, "safe-id"], name="id"),
+    )
+    read = pd.read_csv(io.BytesIO(export.table_csv(frame)), keep_default_na=False)
+    assert read.columns[1] == "topic" and read.columns[2] == f"'{payload}.hallucination"
+    assert list(read["id"]) == [f"'{payload}", "safe-id"]
+    assert list(read["topic"]) == [f"'{payload}", "plain"]
+    assert list(read.iloc[:, 2]) == [0.25, -0.5]  # numbers stay numbers, negative ones too

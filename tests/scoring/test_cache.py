@@ -1,9 +1,14 @@
 import json
+import logging
+
+import pytest
 
 from explorer.detectors.base import DetectorResult
 from explorer.detectors.rouge import RougeDetector
 from explorer.scoring.cache import ResultCache, result_key, write_seed_bundle
 from explorer.scoring.runner import score_example
+from tests.faults import explorer, unwritable_folder
+from tests.helpers import jsonl
 
 
 class CountingRouge(RougeDetector):
@@ -68,3 +73,109 @@ def test_seed_bundles_serve_shipped_results(tmp_path, sugar_example):
 def test_results_survive_serialization(sugar_example):
     result = RougeDetector().score(sugar_example)
     assert DetectorResult.from_dict(json.loads(json.dumps(result.to_dict()))) == result
+
+
+# Issue 14, problem 3: the cache is validated and best-effort.
+
+
+def cached_entry(tmp_path, sugar_example):
+    """A cache holding one result of `CountingRouge`, and that result's file."""
+    cache = ResultCache(tmp_path, seeds=[])
+    detector = CountingRouge()
+    score_example(sugar_example, [detector], cache)
+    (entry,) = (tmp_path / "results").rglob("*.json")
+    return cache, detector, entry
+
+
+def with_score(entry, **scores):
+    record = json.loads(entry.read_text(encoding="utf-8"))
+    record["scores"].update(scores)
+    return json.dumps(record)
+
+
+@pytest.mark.parametrize(
+    "damage, reason",
+    [
+        (lambda entry: entry.write_bytes(b'{"detector": "\xff\xfe"}'), "not JSON"),
+        (lambda entry: entry.write_text('{"detector": "counting-rouge"}'), "not a detector result"),
+        (lambda entry: entry.write_text(with_score(entry, hallucination=float("nan"))), "got NaN"),
+        (lambda entry: entry.write_text(with_score(entry, coverage=42.0)), "got 42.0"),
+        (lambda entry: entry.write_text(with_score(entry, hallucination="abc")), 'got "abc"'),
+        (lambda entry: entry.write_text(with_score(entry, per_perspective={"pro": 0.1})), "misses the perspective"),
+    ],
+)
+def test_an_unusable_entry_is_a_miss_recomputed_overwritten_and_warned_once(
+    tmp_path, sugar_example, caplog, damage, reason
+):
+    cache, detector, entry = cached_entry(tmp_path, sugar_example)
+    good = entry.read_text(encoding="utf-8")
+    damage(entry)
+    with caplog.at_level(logging.WARNING, logger="explorer.scoring.cache"):
+        scored = score_example(sugar_example, [detector], cache)
+        score_example(sugar_example.replace(id="other"), [detector], cache)
+    assert detector.calls == 2 and scored.computed == {"counting-rouge"}
+    assert json.loads(entry.read_text(encoding="utf-8")) == json.loads(good)  # overwritten with a good result
+    (warning,) = caplog.messages
+    assert str(entry) in warning and reason in warning
+
+
+def test_a_folder_in_an_entrys_place_is_a_miss_and_the_run_goes_on(tmp_path, sugar_example, caplog):
+    cache, detector, entry = cached_entry(tmp_path, sugar_example)
+    entry.unlink()
+    entry.mkdir()
+    (entry / "inside").write_text("x")
+    with caplog.at_level(logging.WARNING, logger="explorer.scoring.cache"):
+        for _ in range(3):
+            scored = score_example(sugar_example, [detector], cache)
+            assert scored.results and not scored.errors
+    assert detector.calls == 4
+    assert len(caplog.messages) == 2  # one for reading, one for writing, not one per example
+    assert "Is a directory" in caplog.messages[0] and "not cached" in caplog.messages[1]
+    assert not list(entry.parent.glob("*.tmp"))
+
+
+def test_an_unwritable_cache_folder_scores_without_caching_and_says_so_once(tmp_path, sugar_example, caplog):
+    folder = unwritable_folder(tmp_path)
+    cache, detector = ResultCache(folder, seeds=[]), CountingRouge()
+    with caplog.at_level(logging.WARNING, logger="explorer.scoring.cache"):
+        for example_id in ("a", "b", "c"):
+            scored = score_example(sugar_example.replace(id=example_id), [detector], cache)
+            assert scored.results["counting-rouge"] == detector.score(sugar_example)
+    (warning,) = caplog.messages
+    assert f"cannot write to the result cache in {folder / 'results'}" in warning and "not cached" in warning
+
+
+def test_score_with_a_read_only_home_writes_every_record(tmp_path, record):
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    out = tmp_path / "scores.jsonl"
+    environment = {"HOME": str(unwritable_folder(tmp_path)), "EXPLORER_CACHE_DIR": ""}  # the default cache
+    run = explorer("score", str(data), "--methods", "semantic", "--out", str(out), "--quiet", env=environment)
+    _, stderr = run.communicate(timeout=300)
+    assert run.returncode == 0, stderr
+    assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == ["r1"]
+    assert stderr.count("explorer: warning: cannot write to the result cache") == 1
+
+
+def test_a_full_cache_leaves_no_temporary_file(tmp_path, record):
+    """The process may not grow a file past 1 kB (RLIMIT_FSIZE): cache writes fail as on a full disk."""
+    data = tmp_path / "in.jsonl"
+    data.write_text(jsonl(record, dict(record, id="r2")), encoding="utf-8")
+    cache = tmp_path / "cache"
+    run = explorer(
+        "score",
+        str(data),
+        "--methods",
+        "semantic",
+        "--out",
+        "/dev/stdout",
+        "--cache-dir",
+        str(cache),
+        "--quiet",
+        file_size_limit=1024,
+    )
+    stdout, stderr = run.communicate(timeout=300)
+    assert run.returncode == 0, stderr
+    assert [json.loads(line)["id"] for line in stdout.splitlines()] == ["r1", "r2"]
+    assert stderr.count("cannot write to the result cache") == 1 and "File too large" in stderr
+    assert [p for p in cache.rglob("*") if p.is_file()] == []

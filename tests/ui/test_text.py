@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from explorer.ui.text import code, literal
+from explorer.ui.text import JOINER, code, literal
 
 TEXTS = [
     "Is a $15 minimum wage better than $12?",
@@ -28,7 +28,7 @@ def rendered_text(markdown: str) -> str:
 
 @pytest.mark.parametrize("text", TEXTS)
 def test_literal_text_renders_as_typed(text):
-    assert rendered_text(literal(text)) == text.strip()
+    assert rendered_text(literal(text)).replace(JOINER, "") == text.strip()
 
 
 def test_math_delimiters_are_escaped():
@@ -45,3 +45,34 @@ def test_code_spans_hold_any_backticks(text):
     shown = markdown_it.MarkdownIt("commonmark").render(code(text))
     assert re.fullmatch(r"<p><code>(.*)</code></p>\n", shown)
     assert html.unescape(shown.removeprefix("<p><code>").removesuffix("</code></p>\n")) == text
+
+
+# Issue 14, problem 7: constructs Streamlit finds in the parsed text, where escapes no longer
+# count. The patterns are those of the renderer: mdast-util-gfm-autolink-literal's (links),
+# Streamlit's StreamlitMarkdown.tsx (icons, logo) and remark-emoji's (shortcodes); JavaScript's
+# `\w` is ASCII.
+PARSED_TEXT_PATTERNS = {
+    "link": re.compile(r"(https?://|www(?=\.))([-.\w]+)([^ \t\r\n]*)", re.IGNORECASE | re.ASCII),
+    "e-mail link": re.compile(r"([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)", re.ASCII),
+    "icon": re.compile(r":material_(\w+):", re.ASCII),
+    "logo": re.compile(r":streamlit:"),
+    "emoji": re.compile(r":\+1:|:-1:|:[\w-]+:", re.ASCII),
+}
+HOSTILE_TEXTS = [
+    "see www.example.com or WWW.EXAMPLE.COM",
+    "read https://evil.example/x?a=1 and http://evil.example",
+    "write to someone@example.com",
+    "press :material/delete: now",
+    "a :material_home: icon, the :streamlit: logo, a :smile: and a :+1:",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS)
+def test_links_icons_and_shortcodes_in_user_text_stay_text(text):
+    source = literal(text)
+    assert ":material/" not in source  # Streamlit turns it into :material_ before parsing
+    assert not re.search(r"(?<!\\):[A-Za-z]", source)  # a text directive (:red[...], :name{...})
+    shown = rendered_text(source)
+    for name, pattern in PARSED_TEXT_PATTERNS.items():
+        assert not pattern.search(shown.replace(":material/", ":material_")), name
+    assert shown.replace(JOINER, "") == text

@@ -39,8 +39,22 @@ class Encoder(Protocol):
     def token_count(self, text: str) -> int: ...
 
 
+# The claim x claim similarities grow with the square of the claims; at 1,000 claims they are
+# still a small part of an alignment's memory (`bench/example_size.py`).
+MAX_CLAIMS = 1_000
+
+
 class TooLongError(ValueError):
-    """A piece of text the encoder cannot read whole even after cutting at word boundaries."""
+    """A piece of text the encoder cannot read whole even after cutting at word boundaries, or
+    a response of more than `MAX_CLAIMS` claims."""
+
+
+def _check_claims(count: int) -> None:
+    if count > MAX_CLAIMS:
+        raise TooLongError(
+            f"the response makes {count:,} claims (sentences or clauses); the alignment reads at most "
+            f"{MAX_CLAIMS:,}: split it into several examples"
+        )
 
 
 @dataclass(frozen=True)
@@ -247,8 +261,10 @@ def align(example: Example, encoder: Encoder, settings: Settings = DEFAULT_SETTI
     sentence joins several arguments". Otherwise the whole sentence is one claim.
     """
     response = example.response
+    sentences = sentence_spans(response)
+    _check_claims(len(sentences))  # at least one claim a sentence: refuse before encoding anything
     units = argument_units(example, encoder)
-    sentences = _fitted(encoder, response, sentence_spans(response))
+    sentences = _fitted(encoder, response, sentences)
     candidates = [clause_spans(response, sentence) for sentence in sentences]
     arguments = tuple((p, a) for p, a, _ in example.arguments())
     argument_texts = {(p, a): text for p, a, text in example.arguments()}
@@ -280,6 +296,7 @@ def align(example: Example, encoder: Encoder, settings: Settings = DEFAULT_SETTI
             for c, group in enumerate(groups):
                 claim_spans.append(((clauses[group[0]][0], clauses[group[-1]][1]), s, c))
 
+    _check_claims(len(claim_spans))
     claims = tuple(
         Claim(index=i, start=start, end=end, text=response[start:end], sentence=s, clause=c)
         for i, ((start, end), s, c) in enumerate(claim_spans)

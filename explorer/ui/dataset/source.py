@@ -12,6 +12,7 @@ from explorer.data.jsonl import LoadResult
 from explorer.evaluation import trust
 from explorer.scoring import scores_file
 from explorer.ui import links, state
+from explorer.ui.text import literal
 
 
 def choose_dataset() -> tuple[str, LoadResult] | None:
@@ -107,7 +108,7 @@ def scores_uploader(source: str) -> None:
             help="Scores in this file are used as they are; its methods join the ones chosen in the sidebar.",
         )
         if state.DATASET_SCORES_PROBLEM in st.session_state:
-            st.error(st.session_state[state.DATASET_SCORES_PROBLEM])
+            st.error(literal(st.session_state[state.DATASET_SCORES_PROBLEM]))  # names the user's file and fields
 
 
 @st.cache_data(max_entries=16)

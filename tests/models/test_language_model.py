@@ -1,0 +1,52 @@
+"""A model folder whose weights transformers refuses is a usage error with the reason, found
+when the first uncached example needs the model; nothing in it runs, nothing is written
+(issue 14, problem 4)."""
+
+import json
+import os
+
+import pytest
+import torch
+
+from explorer.cli import main
+from explorer.models.language_model import load_tokenizer
+from tests.bad_inputs.builders import good
+from tests.helpers import jsonl
+
+
+class Payload:
+    """Unpickling this would run a shell command: torch's `weights_only` loader must refuse it."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return os.system, (f"touch {self.marker}",)
+
+
+@pytest.mark.slow
+def test_a_pickle_in_the_weights_is_refused_with_exit_2_and_nothing_written(tmp_path, capsys):
+    folder = tmp_path / "pickled-model"
+    load_tokenizer().save_pretrained(folder)  # a real tokenizer, so that loading reaches the weights
+    config = {
+        "model_type": "llama",
+        "architectures": ["LlamaForCausalLM"],
+        "hidden_size": 8,
+        "intermediate_size": 16,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 2,
+        "vocab_size": 49152,
+        "max_position_embeddings": 512,
+    }
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    marker = tmp_path / "pwned"
+    torch.save({"model.embed_tokens.weight": Payload(marker)}, folder / "pytorch_model.bin")
+    data = tmp_path / "in.jsonl"
+    data.write_text(jsonl(good("a")), encoding="utf-8")
+    out = tmp_path / "scores.jsonl"
+    command = ["score", str(data), "--methods", "salience", "--model", str(folder), "--out", str(out)]
+    assert main([*command, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot load the model at {folder}: UnpicklingError" in err and "nothing was written" in err
+    assert not out.exists() and not marker.exists()
