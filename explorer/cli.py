@@ -185,6 +185,10 @@ def run_synth(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    if args.task == "generator":
+        from explorer.commands import run_train_generator
+
+        return run_train_generator(args)
     import torch  # the training stack loads only for this command
 
     from explorer.config import SAMPLE_DIR
@@ -319,7 +323,12 @@ def build_parser() -> argparse.ArgumentParser:
         "train",
         help="train a classifier for one error type on error-free and synthetic examples (§3.3, §4.2)",
     )
-    train.add_argument("--task", choices=("hallucination", "coverage"), required=True)
+    train.add_argument(
+        "--task",
+        choices=("hallucination", "coverage", "generator"),
+        required=True,
+        help="an error type (trains --method), or generator: the NPOV response generator's soft prompt (§2.1)",
+    )
     train.add_argument(
         "--method",
         choices=detectors.trainable(),
@@ -356,6 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     train.set_defaults(run=run_train)
+    from explorer import commands as more  # it imports this module's helpers
+
+    more.add_parsers(commands)
     return parser
 
 

@@ -101,8 +101,17 @@ def phenomena_table(examples: Iterable[Example], thresholds: TrustThresholds | N
     frame = phenomena_frame(examples, thresholds)
     if frame.empty:
         return pd.DataFrame(
-            columns=["responses", "words", *(f"% {f}" for f in FORMS), "% pronoun", "query P", "query R",
-                     "query F1", "K-F1++", "% trust trap"]
+            columns=[
+                "responses",
+                "words",
+                *(f"% {f}" for f in FORMS),
+                "% pronoun",
+                "query P",
+                "query R",
+                "query F1",
+                "K-F1++",
+                "% trust trap",
+            ]
         )
     frame["pronoun"] = (frame["subject pronouns"] + frame["object pronouns"]) > 0
     grouped = frame.groupby("source", sort=True)

@@ -18,8 +18,9 @@ this module approximates both with closed word lists and position rules:
   segment; questions count as fragments (their root is SQ or SBARQ, neither S nor SINV);
 - a **pronoun** (personal or demonstrative: I, you, he, she, it, we, they, me, him, her, us,
   them, this, that, these, those) is a *subject* when it is nominative ("they") or stands
-  before a finite verb that agrees with it ("it depends", "this means"; not "afford it are"), and a *direct object* when it follows a
-  verb form and no noun follows it ("reject this", but not "reject this idea").
+  before a finite verb that agrees with it ("it depends", "this means"; not "afford it are"),
+  and a *direct object* when it follows a verb form and no noun follows it ("reject this",
+  but not "reject this idea").
 
 Where it departs from the seed: no parse tree, so a participle phrase read as a clause, a
 noun read as a verb ("people like them" vs "like them") or an imperative ("Consider both
@@ -62,7 +63,8 @@ PREPOSITIONS = frozenset(
     across among during after before since until like per via than as""".split()
 )
 SUBORDINATORS = frozenset(
-    "because although though since if unless whereas while when whenever where who whom whose which after before until".split()
+    """because although though since if unless whereas while when whenever where who whom whose which
+    after before until""".split()
 )
 ADVERBS = frozenset(
     """also often still never always only even just usually generally sometimes rarely already really indeed

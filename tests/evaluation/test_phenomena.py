@@ -27,11 +27,23 @@ def test_table_per_source_with_trust_trap_share():
     query = "Should sugary drinks be taxed?"
     examples = [
         # Repeats the query, adds an unprovided claim: a trust trap.
-        make_example("Sugary drinks should be taxed because dentists are expensive.", ("pro", ["Taxes cut sugar use."]),
-                     example_id="a", extra={"model": "m1"}, query=query),
-        make_example("Taxes cut sugar use.", ("pro", ["Taxes cut sugar use."]), example_id="b",
-                     extra={"model": "m1"}, query=query),
-        make_example("Less sugar.", ("pro", ["Taxes cut sugar use."]), example_id="c", extra={"model": "m2"}, query=query),
+        make_example(
+            "Sugary drinks should be taxed because dentists are expensive.",
+            ("pro", ["Taxes cut sugar use."]),
+            example_id="a",
+            extra={"model": "m1"},
+            query=query,
+        ),
+        make_example(
+            "Taxes cut sugar use.",
+            ("pro", ["Taxes cut sugar use."]),
+            example_id="b",
+            extra={"model": "m1"},
+            query=query,
+        ),
+        make_example(
+            "Less sugar.", ("pro", ["Taxes cut sugar use."]), example_id="c", extra={"model": "m2"}, query=query
+        ),
     ]
     frame = phenomena_frame(examples)
     assert list(frame.index) == ["a", "b", "c"] and frame.loc["a", "trust trap"]

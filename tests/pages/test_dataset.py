@@ -264,4 +264,5 @@ def test_summaries_show_the_phenomena_table_per_source(app):
     summaries = next(t for t in app.tabs if t.label == "Summaries")
     table = summaries.dataframe[-1].value
     assert list(table.index) == ["organic"]
-    assert table.loc["organic", "responses"] == 8 and table.loc["organic", "% short"] == 100.0  # "Response of ...: taxes reduce ..."
+    # Each response is one sentence: "Response of ...: taxes reduce sugar consumption."
+    assert table.loc["organic", "responses"] == 8 and table.loc["organic", "% short"] == 100.0

@@ -1,0 +1,164 @@
+"""Commands beyond scoring, registered by `explorer.cli`: `explorer generate` and
+`explorer train --task generator` (the NPOV response generator, Chang et al. 2024 §2.1).
+
+Each command is one `run_*` function; `add_parsers` adds their subcommands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from explorer.cli import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, CliError, _load
+
+
+def add_parsers(commands) -> None:
+    add_generate_parser(commands)
+
+
+def _write_atomically(path: Path, lines) -> None:
+    """Write `lines` to `path` through a temporary file beside it: an interrupted run leaves
+    no half-written output (and keeps an older file at `path` intact)."""
+    temporary = path.with_name(f".{path.name}.partial")
+    try:
+        with temporary.open("w", encoding="utf-8") as out:
+            for line in lines:
+                out.write(line + "\n")
+        temporary.replace(path)
+    except OSError as error:
+        raise CliError(f"cannot write {path}: {error.strerror or error}", EXIT_IO) from error
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    from explorer.data.jsonl import dumps
+    from explorer.generation.npov import ContextTooLongError, GenerationSettings, NpovGenerator, find_soft_prompt
+    from explorer.models.language_model import ModelNotFoundError, load_language_model
+
+    loaded = _load(args.input)
+    try:
+        settings = GenerationSettings(
+            max_new_tokens=args.max_new_tokens,
+            sample=args.sample,
+            temperature=args.temperature,
+            top_p=args.top_p,
+            seed=args.seed,
+        )
+    except ValueError as error:
+        raise CliError(str(error), EXIT_USAGE) from error
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    try:
+        language_model = load_language_model(args.model)
+    except ModelNotFoundError as error:
+        raise CliError(str(error), EXIT_USAGE) from error
+    soft_prompt = (
+        None
+        if args.soft_prompt == "none"
+        else (find_soft_prompt(language_model.identity) if args.soft_prompt == "auto" else Path(args.soft_prompt))
+    )
+    if soft_prompt is not None and not soft_prompt.is_dir():
+        raise CliError(f"--soft-prompt: {soft_prompt} is not a folder", EXIT_USAGE)
+    generator = NpovGenerator(language_model, soft_prompt)
+    print(
+        f"generating with {generator.identity}{' and soft prompt ' + str(soft_prompt) if soft_prompt else ''}",
+        file=sys.stderr,
+    )
+    written, refused = [], 0
+    for example in tqdm(loaded.examples, unit="example", file=sys.stderr, disable=args.quiet):
+        try:
+            written.append(dumps(generator.generated_example(example, settings)))
+        except ContextTooLongError as error:
+            refused += 1
+            tqdm.write(f"{example.id}: refused: {error}", file=sys.stderr)
+    _write_atomically(args.out, written)
+    print(f"wrote {len(written)} response(s) to {args.out}; {refused} refused", file=sys.stderr)
+    return EXIT_OK if loaded.ok and not refused else EXIT_PARTIAL
+
+
+def add_generate_parser(commands) -> None:
+    generate = commands.add_parser(
+        "generate", help="write responses with the NPOV response generator (the paper's §2.1) on a local LM"
+    )
+    generate.add_argument("input", type=Path, help="JSON Lines examples (their responses are not read)")
+    generate.add_argument(
+        "--out", type=Path, required=True, help="output JSON Lines: the examples, new responses, no labels"
+    )
+    generate.add_argument("--model", help="causal LM: a local HF folder or .gguf file (default: packaged SmolLM2)")
+    generate.add_argument("--seed", type=int, default=0, help="random seed for --sample (default 0)")
+    generate.add_argument("--max-new-tokens", type=int, default=400, help="most tokens to write (default 400)")
+    generate.add_argument("--sample", action="store_true", help="sample instead of greedy decoding")
+    generate.add_argument("--temperature", type=float, default=0.7, help="with --sample (default 0.7)")
+    generate.add_argument("--top-p", type=float, default=0.9, help="with --sample (default 0.9)")
+    generate.add_argument(
+        "--soft-prompt",
+        default="auto",
+        help="auto: the soft prompt `explorer train --task generator` trained for the model, if any; "
+        "none; or a trained folder (default auto)",
+    )
+    generate.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
+    generate.add_argument("--quiet", action="store_true", help="no progress bar")
+    generate.set_defaults(run=run_generate)
+
+
+def run_train_generator(args: argparse.Namespace) -> int:
+    import torch
+
+    from explorer.config import SAMPLE_DIR
+    from explorer.generation.npov import METHOD, TASK
+    from explorer.models.trained import user_trained_dir
+    from explorer.training import TrainingInputError, TrainingRequest
+    from explorer.training.generator import GeneratorTrainer, generator_examples
+
+    paths = args.data or [SAMPLE_DIR / "examples.jsonl"]
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    examples = []
+    for path in paths:
+        loaded = _load(path)
+        if not loaded.ok:
+            raise CliError(f"{path} has invalid lines; fix them before training on it", EXIT_IO)
+        examples.extend(loaded.examples)
+    splits = ["train", "dev"] if args.with_dev else ["train"]
+    train_set = generator_examples(examples, splits)
+    dev_set = generator_examples(examples, ["dev"])
+    steps = {
+        "steps": args.steps,
+        "batch_size": args.batch_size,
+        "learning_rate": args.lr,
+        "eval_every": args.eval_every,
+    }
+    print(
+        f"training the generator's soft prompt on {len(train_set)} error-free responses ({'+'.join(splits)}), "
+        f"dev {len(dev_set)}, {torch.get_num_threads()} thread(s)",
+        file=sys.stderr,
+    )
+    request = TrainingRequest(
+        task="generator",
+        train_set=train_set,
+        dev_set=dev_set,
+        dev_is_held_out=not args.with_dev,
+        model=args.model,
+        seed=args.seed,
+        steps={k: v for k, v in steps.items() if v is not None},
+        log=lambda line: print(line, file=sys.stderr, flush=True),
+    )
+    trainer = GeneratorTrainer()
+    try:
+        model, record = trainer.train(request)
+    except TrainingInputError as error:
+        raise CliError(str(error), EXIT_USAGE) from error
+    record["data"] = [path.name for path in paths]
+    out = args.out or user_trained_dir(METHOD, record["model"], TASK)
+    try:
+        trainer.save(model, record, out)
+    except OSError as error:
+        raise CliError(f"cannot write {out}: {error.strerror or error}", EXIT_IO) from error
+    print(f"kept step {record['kept_step']}; wrote {out} ({record['seconds']:.0f} s)", file=sys.stderr)
+    return EXIT_OK
