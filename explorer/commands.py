@@ -1,5 +1,6 @@
 """Commands beyond scoring, registered by `explorer.cli`: `explorer generate` and
-`explorer train --task generator` (the NPOV response generator, Chang et al. 2024 §2.1).
+`explorer train --task generator` (the NPOV response generator, Chang et al. 2024 §2.1), and
+`explorer claims` (RefChecker-style claim checking, Hu et al. 2024).
 
 Each command is one `run_*` function; `add_parsers` adds their subcommands.
 """
@@ -17,16 +18,15 @@ from explorer.cli import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, CliError, _
 
 def add_parsers(commands) -> None:
     add_generate_parser(commands)
+    add_claims_parser(commands)
 
 
-def _write_atomically(path: Path, lines) -> None:
-    """Write `lines` to `path` through a temporary file beside it: an interrupted run leaves
+def _write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file beside it: an interrupted run leaves
     no half-written output (and keeps an older file at `path` intact)."""
     temporary = path.with_name(f".{path.name}.partial")
     try:
-        with temporary.open("w", encoding="utf-8") as out:
-            for line in lines:
-                out.write(line + "\n")
+        temporary.write_text(text, encoding="utf-8")
         temporary.replace(path)
     except OSError as error:
         raise CliError(f"cannot write {path}: {error.strerror or error}", EXIT_IO) from error
@@ -77,7 +77,7 @@ def run_generate(args: argparse.Namespace) -> int:
         except ContextTooLongError as error:
             refused += 1
             tqdm.write(f"{example.id}: refused: {error}", file=sys.stderr)
-    _write_atomically(args.out, written)
+    _write_atomically(args.out, "".join(line + "\n" for line in written))
     print(f"wrote {len(written)} response(s) to {args.out}; {refused} refused", file=sys.stderr)
     return EXIT_OK if loaded.ok and not refused else EXIT_PARTIAL
 
@@ -162,3 +162,76 @@ def run_train_generator(args: argparse.Namespace) -> int:
         raise CliError(f"cannot write {out}: {error.strerror or error}", EXIT_IO) from error
     print(f"kept step {record['kept_step']}; wrote {out} ({record['seconds']:.0f} s)", file=sys.stderr)
     return EXIT_OK
+
+
+def run_claims(args: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from explorer.detectors.ops.alignment import TooLongError
+    from explorer.models.encoder import shared_encoder
+    from explorer.scoring.refchecker import claim_report, dumps_reports
+
+    loaded = _load(args.input)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    extractor = None
+    if args.granularity == "triplet":
+        from explorer.generation.triplets import TripletExtractor
+        from explorer.models.language_model import ModelNotFoundError, load_language_model
+
+        try:
+            extractor = TripletExtractor(load_language_model(args.model), max_new_tokens=args.max_new_tokens)
+        except ModelNotFoundError as error:
+            raise CliError(str(error), EXIT_USAGE) from error
+    try:
+        encoder = shared_encoder(args.encoder)
+    except FileNotFoundError as error:
+        raise CliError(str(error), EXIT_USAGE) from error
+    reports, failed = [], 0
+    for example in tqdm(loaded.examples, unit="example", file=sys.stderr, disable=args.quiet):
+        try:
+            reports.append(claim_report(example, args.granularity, encoder, extractor))
+        except TooLongError as error:
+            failed += 1
+            tqdm.write(f"{example.id}: {error}", file=sys.stderr)
+    _write_atomically(args.out, dumps_reports(reports, args.aggregator))
+    labels = Counter(label for r in reports for label in r.to_refchecker()["ys"])
+    print(
+        f"wrote {len(reports)} report(s), {sum(labels.values())} {args.granularity} claim(s) "
+        f"({', '.join(f'{n} {label}' for label, n in sorted(labels.items())) or 'none'}) to {args.out}",
+        file=sys.stderr,
+    )
+    return EXIT_OK if loaded.ok and not failed else EXIT_PARTIAL
+
+
+def add_claims_parser(commands) -> None:
+    claims = commands.add_parser(
+        "claims",
+        help="check each claim (a knowledge triplet or a sentence) against the arguments: entailment, neutral or "
+        "contradiction, written as RefChecker JSON",
+    )
+    claims.add_argument("input", type=Path, help="JSON Lines examples")
+    claims.add_argument("--out", type=Path, required=True, help="output: one JSON array of RefChecker items")
+    claims.add_argument(
+        "--granularity",
+        choices=("triplet", "sentence"),
+        default="triplet",
+        help="triplet: (subject, predicate, object) extracted by the language model; sentence: each sentence "
+        "(default triplet)",
+    )
+    claims.add_argument(
+        "--aggregator",
+        choices=("strict", "soft", "major"),
+        default="soft",
+        help="RefChecker's rule for the response's label Y (default soft); all three are under `aggregated`",
+    )
+    claims.add_argument(
+        "--model", help="triplet extractor: a local HF folder or .gguf file (default: packaged SmolLM2)"
+    )
+    claims.add_argument("--max-new-tokens", type=int, default=60, help="most tokens of triplets per sentence (60)")
+    claims.add_argument("--encoder", help="sentence-transformers folder (default: packaged all-MiniLM-L6-v2)")
+    claims.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
+    claims.add_argument("--quiet", action="store_true", help="no progress bar")
+    claims.set_defaults(run=run_claims)
