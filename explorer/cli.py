@@ -103,6 +103,10 @@ def _report_paths(out: Path) -> tuple[Path, Path]:
 
 
 def run_eval(args: argparse.Namespace) -> int:
+    if args.ablation:
+        from explorer.commands import run_ablation
+
+        return run_ablation(args)
     from explorer.evaluation import auc, report  # scipy and scikit-learn load only for this command
 
     loaded = _load(args.input)
@@ -301,6 +305,14 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
     evaluate.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar, no table on stdout")
+    evaluate.add_argument(
+        "--ablation",
+        nargs="?",
+        const="alignment_classifier",
+        choices=detectors.trainable(),
+        help="Table 2: train this learned detector (default alignment_classifier) on growing training sets "
+        "(Synth, +Para, +Dev, +Org) from the input and evaluate each on --split (default test)",
+    )
     evaluate.set_defaults(run=run_eval)
 
     synth = commands.add_parser(

@@ -1,6 +1,7 @@
 """Commands beyond scoring, registered by `explorer.cli`: `explorer generate` and
 `explorer train --task generator` (the NPOV response generator, Chang et al. 2024 §2.1), and
-`explorer claims` (RefChecker-style claim checking, Hu et al. 2024).
+`explorer claims` (RefChecker-style claim checking, Hu et al. 2024), and `explorer eval
+--ablation` (the paper's Table 2).
 
 Each command is one `run_*` function; `add_parsers` adds their subcommands.
 """
@@ -235,3 +236,58 @@ def add_claims_parser(commands) -> None:
     claims.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     claims.add_argument("--quiet", action="store_true", help="no progress bar")
     claims.set_defaults(run=run_claims)
+
+
+def run_ablation(args: argparse.Namespace) -> int:
+    import json
+
+    from explorer.evaluation.ablation import markdown_table
+    from explorer.evaluation.ablation import run_ablation as ablate
+    from explorer.training import TrainingInputError
+
+    loaded = _load(args.input)
+    if not loaded.ok:
+        raise CliError(f"{args.input} has invalid lines; fix them before training on it", EXIT_IO)
+    if args.scores is not None:
+        raise CliError(
+            "--scores does not apply to --ablation: each stage trains and scores its own detector", EXIT_USAGE
+        )
+    split = args.split or "test"
+    evaluated = [e for e in loaded.examples if e.split == split]
+    if not evaluated:
+        raise CliError(f"no {split} examples in {args.input} to evaluate on", EXIT_USAGE)
+    try:
+        results = ablate(
+            loaded.examples,
+            evaluated,
+            args.ablation,
+            model=args.model,
+            seed=args.seed,
+            log=lambda line: None if args.quiet else print(line, file=sys.stderr, flush=True),
+        )
+    except (TrainingInputError, ValueError) as error:
+        raise CliError(str(error), EXIT_USAGE) from error
+    table = (
+        markdown_table(results, args.ablation)
+        + f"\nEvaluated on the {len(evaluated)} {split} examples of `{args.input.name}`.\n"
+    )
+    stem = args.out.with_suffix("") if args.out.suffix in (".md", ".json") else args.out
+    record = {
+        "method": args.ablation,
+        "data": str(args.input),
+        "split": split,
+        "stages": [
+            {
+                "stage": r.stage,
+                "train_examples": r.train_examples,
+                "seconds": round(r.seconds, 1),
+                "roc_auc": [{"error_type": t, "slice": s, "auc": auc} for (t, s), auc in r.auc.items()],
+            }
+            for r in results
+        ],
+    }
+    _write_atomically(stem.with_name(stem.name + ".md"), table)
+    _write_atomically(stem.with_name(stem.name + ".json"), json.dumps(record, indent=2) + "\n")
+    if not args.quiet:
+        print(table)
+    return EXIT_OK
