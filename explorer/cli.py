@@ -354,9 +354,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         action="append",
         help="JSON Lines with error-free and synthetic examples, repeatable "
-        "(default: the shipped samples' synthetic.jsonl)",
+        "(default: the shipped samples' synthetic.jsonl; generator: their examples.jsonl)",
     )
-    train.add_argument("--steps", type=int, help="optimizer steps (default: 60 classifier, 200 cross_encoder)")
+    train.add_argument(
+        "--steps", type=int, help="optimizer steps (default: 60 classifier, 200 cross_encoder, 30 generator)"
+    )
     train.add_argument(
         "--batch-size", type=int, help="examples (classifier, default 8) or pairs (cross_encoder, 16) a step"
     )

@@ -1,6 +1,6 @@
 """Commands beyond scoring, registered by `explorer.cli`: `explorer generate` and
-`explorer train --task generator` (the NPOV response generator, Chang et al. 2024 §2.1), and
-`explorer claims` (RefChecker-style claim checking, Hu et al. 2024), and `explorer eval
+`explorer train --task generator` (the NPOV response generator, Chang et al. 2024 §2.1),
+`explorer claims` (RefChecker-style claim checking, Hu et al. 2024) and `explorer eval
 --ablation` (the paper's Table 2).
 
 Each command is one `run_*` function; `add_parsers` adds their subcommands.
