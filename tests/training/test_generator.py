@@ -1,3 +1,4 @@
+import inspect
 import json
 
 import pytest
@@ -7,6 +8,7 @@ from explorer.data.example import Labels
 from explorer.generation.npov import GenerationSettings, NpovGenerator, find_soft_prompt
 from explorer.models.language_model import load_language_model
 from explorer.models.trained import user_trained_dir
+from explorer.training import Trainer
 from explorer.training.generator import GeneratorSettings, GeneratorTrainer, generator_examples, sequence, train
 from tests.helpers import make_example
 
@@ -33,6 +35,15 @@ def test_trains_on_error_free_responses_of_the_split():
     ]
     assert [e.id for e in generator_examples(examples, ["train"])] == ["a"]
     assert [e.id for e in generator_examples(examples, ["train", "dev"])] == ["a", "b"]
+
+
+def test_trainer_follows_the_protocol():
+    trainer = GeneratorTrainer()
+    for method in ("train", "save"):
+        assert (
+            list(inspect.signature(getattr(trainer, method)).parameters)
+            == list(inspect.signature(getattr(Trainer, method)).parameters)[1:]
+        )
 
 
 @pytest.mark.slow

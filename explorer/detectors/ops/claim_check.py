@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from explorer.data.example import Example
-from explorer.detectors.ops.alignment import Encoder, Settings, argument_units
+from explorer.detectors.ops.alignment import DEFAULT_SETTINGS, Encoder, Settings, argument_units
 from explorer.detectors.ops.assessment import ABSTAIN, CONTRADICTED, SUPPORTED, UNSUPPORTED
 from explorer.text.claims import sentence_spans
 from explorer.text.syntax import tokens
@@ -96,11 +96,10 @@ def is_negated(text: str) -> bool:
 
 
 def check_claims(
-    example: Example, claims: Sequence[tuple[str, int]], encoder: Encoder, settings: Settings | None = None
+    example: Example, claims: Sequence[tuple[str, int]], encoder: Encoder, settings: Settings = DEFAULT_SETTINGS
 ) -> list[CheckedClaim]:
     """Verdicts for `claims`, each `(text, index of the response sentence that holds it)`;
-    `settings.match` (default: the alignment's) is the cosine at which a claim matches a unit."""
-    settings = settings or Settings()
+    `settings.match` is the cosine at which a claim matches a unit."""
     units = argument_units(example, encoder)
     texts = {(p, a): text for p, a, text in example.arguments()}
     unit_texts = [texts[(u.perspective, u.argument)][u.start : u.end] for u in units]
