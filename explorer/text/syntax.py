@@ -19,8 +19,8 @@ this module approximates both with closed word lists and position rules:
 - a **pronoun** (personal or demonstrative: I, you, he, she, it, we, they, me, him, her, us,
   them, this, that, these, those) is a *subject* when it is nominative ("they") or stands
   before a finite verb that agrees with it ("it depends", "this means"; not "afford it are"),
-  and a *direct object* when it follows a verb form and no noun follows it ("reject this",
-  but not "reject this idea").
+  and a *direct object* when it follows a verb form ("-ing" forms included) and no noun follows
+  it ("reject this", "keeping them", but not "reject this idea").
 
 Where it departs from the seed: no parse tree, so a participle phrase read as a clause, a
 noun read as a verb ("people like them" vs "like them") or an imperative ("Consider both
@@ -104,10 +104,11 @@ class VerbLexicon:
     base: frozenset[str]
     third_person: frozenset[str]
     past: frozenset[str]
+    gerund: frozenset[str]  # never finite, but takes objects ("keeping them")
 
     @property
     def forms(self) -> frozenset[str]:
-        return self.base | self.third_person | self.past
+        return self.base | self.third_person | self.past | self.gerund
 
 
 def _third_person(verb: str) -> str:
@@ -128,9 +129,17 @@ def _regular_past(verb: str) -> set[str]:
     return {verb + "ed", verb + verb[-1] + "ed"}
 
 
+def _gerund(verb: str) -> set[str]:
+    if verb.endswith("ie"):
+        return {verb[:-2] + "ying"}
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
+        return {verb[:-1] + "ing"}
+    return {verb + "ing", verb + verb[-1] + "ing"}  # doubling depends on stress, as in `_regular_past`
+
+
 @cache
 def verb_lexicon() -> VerbLexicon:
-    base, third, past = set(), set(), set()
+    base, third, past, gerund = set(), set(), set(), set()
     for line in ENGLISH_VERBS.read_text(encoding="utf-8").splitlines():
         forms = line.split()
         if not forms or forms[0].startswith("#"):
@@ -139,7 +148,8 @@ def verb_lexicon() -> VerbLexicon:
         base.add(verb)
         third.add(_third_person(verb))
         past.update(forms[1:] if len(forms) > 1 else _regular_past(verb))
-    return VerbLexicon(frozenset(base), frozenset(third), frozenset(past - base))
+        gerund.update(_gerund(verb))
+    return VerbLexicon(frozenset(base), frozenset(third), frozenset(past - base), frozenset(gerund))
 
 
 def tokens(sentence: str) -> list[Token]:
