@@ -6,7 +6,8 @@ A claim is read against every evidence unit of the arguments (their sentences an
 matches best (cosine at least `Settings.match`) is its evidence. Then:
 
 - **contradiction** when the claim negates its evidence (one of the two holds a negation,
-  "not", "n't", "no", "never", ..., and the other does not), or when the response voices the
+  "not", "n't", "no", "never", ..., the other does not, and the words it negates are in the
+  other), or when the response voices the
   claim for one perspective ("Supporters say ...") and its evidence is an argument of another
   perspective: the perspective confusion of Chang et al. 2024, stated as this side's;
 - **entailment** when its evidence is an argument of the perspective the response voices it
@@ -34,6 +35,7 @@ from explorer.detectors.ops.alignment import DEFAULT_SETTINGS, Encoder, Settings
 from explorer.detectors.ops.assessment import ABSTAIN, CONTRADICTED, SUPPORTED, UNSUPPORTED
 from explorer.text.claims import sentence_spans
 from explorer.text.syntax import tokens
+from explorer.text.words import DEFAULT_SEGMENTER
 
 REFCHECKER_LABELS = {
     SUPPORTED: "Entailment",
@@ -95,6 +97,29 @@ def is_negated(text: str) -> bool:
     return sum(token.lower in NEGATIONS for token in tokens(text)) % 2 == 1
 
 
+def negated_stems(text: str) -> frozenset[str]:
+    """The stems of the first two content words after each negation word: what is negated
+    ("have no realistic choice" negates "realistic" and "choice")."""
+    found: set[str] = set()
+    words = DEFAULT_SEGMENTER.words(text)
+    for token in tokens(text):
+        if token.lower in NEGATIONS:
+            after = [w for w in words if w.start >= token.end and not w.is_stop][:2]
+            found.update(w.stem for w in after)
+    return frozenset(found)
+
+
+def negates(claim: str, evidence: str) -> bool:
+    """The claim negates the evidence, or the evidence negates what the claim states: one of
+    the two is negated, and what it negates is said in the other ("uniforms do not limit
+    self-expression" against "uniforms limit self-expression"; not "buses are infrequent"
+    against "where buses are infrequent, people have no realistic choice")."""
+    if is_negated(claim) == is_negated(evidence):
+        return False
+    negated, other = (claim, evidence) if is_negated(claim) else (evidence, claim)
+    return bool(negated_stems(negated) & {w.stem for w in DEFAULT_SEGMENTER.content_words(other)})
+
+
 def check_claims(
     example: Example, claims: Sequence[tuple[str, int]], encoder: Encoder, settings: Settings = DEFAULT_SETTINGS
 ) -> list[CheckedClaim]:
@@ -120,7 +145,7 @@ def check_claims(
         name = example.perspectives[unit.perspective].name
         if score < settings.match:
             verdict, reason, key, span = UNSUPPORTED, "matches no argument", None, None
-        elif is_negated(text) != is_negated(unit_texts[best]):
+        elif negates(text, unit_texts[best]):
             verdict, reason = CONTRADICTED, f"negates a {name} argument"
         elif attributed is not None and unit.perspective != attributed:
             said_for = example.perspectives[attributed].name

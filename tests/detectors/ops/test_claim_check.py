@@ -3,7 +3,7 @@
 import pytest
 
 from explorer.detectors.ops.assessment import CONTRADICTED, SUPPORTED, UNSUPPORTED
-from explorer.detectors.ops.claim_check import attributions, check_claims, is_negated
+from explorer.detectors.ops.claim_check import attributions, check_claims, is_negated, negates
 from explorer.models.encoder import shared_encoder
 from tests.helpers import make_example
 
@@ -72,6 +72,13 @@ def test_attribution_follows_cues_and_continues_until_the_next():
         CON,
     )
     assert attributions(example) == [None, 0, 0, 1, None]
+
+
+def test_a_negation_elsewhere_in_the_argument_is_no_contradiction():
+    argument = "Where buses and trains are infrequent, many people have no realistic choice but to drive."
+    assert not negates("buses and trains are infrequent", argument)
+    assert negates("uniforms do not limit self-expression", "Uniforms limit self-expression.")
+    assert negates("Uniforms limit self-expression", "uniforms do not limit self-expression")
 
 
 def test_negation_parity():
