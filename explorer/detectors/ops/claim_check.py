@@ -14,9 +14,9 @@ matches best (cosine at least `Settings.match`) is its evidence. Then:
   for, or of any perspective when the response names none;
 - **neutral** when it matches no argument (an invented claim: a hallucination).
 
-The perspective a sentence voices comes from its cue words: the perspective's own name
-("pro", "con", or any other), or for perspectives named pro / con, their usual speakers
-("supporters", "proponents", ... / "critics", "opponents", ...). A sentence without a cue
+The perspective a sentence voices comes from its cue words among its first `CUE_WINDOW` words:
+the perspective's own name ("pro", "con", or any other), or for perspectives named pro / con,
+their usual speakers ("supporters", "proponents", ... / "critics", "opponents", ...). A sentence without a cue
 continues the previous one's ("They also point out ..."); one with cues of several
 perspectives voices none.
 
@@ -44,11 +44,17 @@ REFCHECKER_LABELS = {
     ABSTAIN: "Abstain",
 }
 NEGATIONS = frozenset("not n't no never nothing none neither nor cannot".split())
+# Verbs and a preposition that negate what follows ("lack an X" says "no X"): they count for the
+# parity, so "lacks X" against "has no X" is no contradiction.
+LEXICAL_NEGATIONS = frozenset(
+    "lack lacks lacked lacking fail fails failed refuse refuses refused without unable".split()
+)
+# A speaker cue names the perspective only near the start of its sentence ("Critics, however,
+# say ..."); "... divides conservationists, animal welfare advocates and the public" names none.
+CUE_WINDOW = 6
 SPEAKERS = {
-    "pro": frozenset("pro supporters supporter proponents proponent advocates advocate defenders favour favor".split()),
-    "con": frozenset(
-        "con critics critic opponents opponent detractors sceptics skeptics against oppose opposed".split()
-    ),
+    "pro": frozenset("pro supporters supporter proponents proponent advocates advocate defenders backers".split()),
+    "con": frozenset("con critics critic opponents opponent detractors sceptics skeptics".split()),
 }
 
 
@@ -82,7 +88,8 @@ def attributions(example: Example) -> list[int | None]:
     voiced: list[int | None] = []
     current: int | None = None
     for start, end in sentence_spans(example.response):
-        words = {token.lower for token in tokens(example.response[start:end])}
+        opening = [token for token in tokens(example.response[start:end]) if token.is_word][:CUE_WINDOW]
+        words = {token.lower for token in opening}
         named = [p for p, cue in enumerate(cues) if words & cue]
         if len(named) == 1:
             current = named[0]
@@ -93,18 +100,19 @@ def attributions(example: Example) -> list[int | None]:
 
 
 def is_negated(text: str) -> bool:
-    """Whether `text` holds an odd number of negation words ("not only not" cancels out)."""
-    return sum(token.lower in NEGATIONS for token in tokens(text)) % 2 == 1
+    """Whether `text` holds an odd number of negations ("not only not" cancels out), the
+    lexical ones ("lack", "without") included."""
+    return sum(token.lower in NEGATIONS | LEXICAL_NEGATIONS for token in tokens(text)) % 2 == 1
 
 
 def negated_stems(text: str) -> frozenset[str]:
-    """The stems of the first two content words after each negation word: what is negated
-    ("have no realistic choice" negates "realistic" and "choice")."""
+    """The stem of the first content word after each negation: what is negated ("have no
+    realistic choice" negates "realistic")."""
     found: set[str] = set()
     words = DEFAULT_SEGMENTER.words(text)
     for token in tokens(text):
-        if token.lower in NEGATIONS:
-            after = [w for w in words if w.start >= token.end and not w.is_stop][:2]
+        if token.lower in NEGATIONS | LEXICAL_NEGATIONS:
+            after = [w for w in words if w.start >= token.end and not w.is_stop][:1]
             found.update(w.stem for w in after)
     return frozenset(found)
 
