@@ -138,6 +138,10 @@ def _given_scores(args: argparse.Namespace, examples: Sequence) -> scores_file.S
 
 
 def run_eval(args: argparse.Namespace) -> int:
+    if args.ablation:
+        from explorer.commands import run_ablation
+
+        return run_ablation(args)
     from explorer.evaluation import auc, report  # scipy and scikit-learn load only for this command
 
     markdown_path, json_path = _report_paths(args.out)
@@ -210,6 +214,10 @@ def run_synth(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    if args.task == "generator":
+        from explorer.commands import run_train_generator
+
+        return run_train_generator(args)
     import torch  # the training stack loads only for this command
 
     from explorer.config import SAMPLE_DIR
@@ -334,6 +342,14 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--quiet", action="store_true", help="no progress bar, table or notices, only errors and warnings"
     )
+    evaluate.add_argument(
+        "--ablation",
+        nargs="?",
+        const="alignment_classifier",
+        choices=detectors.trainable(),
+        help="Table 2: train this learned detector (default alignment_classifier) on growing training sets "
+        "(Synth, +Para, +Dev, +Org) from the input and evaluate each on --split (default test)",
+    )
     evaluate.set_defaults(run=run_eval)
 
     synth = commands.add_parser(
@@ -356,7 +372,12 @@ def build_parser() -> argparse.ArgumentParser:
         "train",
         help="train a classifier for one error type on error-free and synthetic examples (§3.3, §4.2)",
     )
-    train.add_argument("--task", choices=("hallucination", "coverage"), required=True)
+    train.add_argument(
+        "--task",
+        choices=("hallucination", "coverage", "generator"),
+        required=True,
+        help="an error type (trains --method), or generator: the NPOV response generator's soft prompt (§2.1)",
+    )
     train.add_argument(
         "--method",
         choices=detectors.trainable(),
@@ -370,7 +391,10 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         action="append",
         help="JSON Lines with error-free and synthetic examples, repeatable "
-        "(default: the shipped samples' synthetic.jsonl)",
+        "(default: the shipped samples' synthetic.jsonl; generator: their examples.jsonl)",
+    )
+    train.add_argument(
+        "--steps", type=int, help="optimizer steps (default: 60 classifier, 200 cross_encoder, 30 generator)"
     )
     train.add_argument(
         "--steps", type=console.POSITIVE, help="optimizer steps (default: 60 classifier, 200 cross_encoder)"
@@ -403,6 +427,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument("--threads", type=console.POSITIVE, help="torch CPU threads (default: torch's choice)")
     train.set_defaults(run=run_train)
+    from explorer import commands as more  # it imports this module's helpers
+
+    more.add_parsers(commands)
     return parser
 
 

@@ -23,6 +23,7 @@ SAMPLE_DIR = RESOURCES / "samples"
 SAMPLE_EXAMPLES = SAMPLE_DIR / "examples.jsonl"
 SHIPPED_SCORES = SAMPLE_DIR / "scores"
 STOPWORDS = RESOURCES / "stopwords-english.txt"
+ENGLISH_VERBS = RESOURCES / "english-verbs.txt"
 CHECKOUT = Path(__file__).resolve().parent.parent
 
 

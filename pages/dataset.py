@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer.evaluation import table
 from explorer.scoring.dataset import fingerprint
-from explorer.ui import state
+from explorer.ui import phenomena, state
 from explorer.ui.dataset import evaluation, examples, scores, source
 from explorer.ui.frame import page_frame
 
@@ -50,6 +50,7 @@ with examples_tab:
 
 with summaries_tab:
     examples.show_summaries(shown, results, methods)
+    phenomena.show_phenomena_table(fingerprint(shown), shown)
 
 with export_tab:
     examples.show_export(dataset_name, frame, shown, results, methods)

@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import detectors
 from explorer.data.example import Example, Perspective
-from explorer.ui import claims, editor, links, results, state, trust, word_map
+from explorer.ui import claims, editor, links, phenomena, results, state, trust, word_map
 from explorer.ui.frame import page_frame
 from explorer.ui.text import literal
 
@@ -70,3 +70,4 @@ with results_area:
                 results.show_side_by_side(example, scored, show_gold=show_gold)
     claims.show_claim_view(example, scored)
     trust.show_trust(example)
+    phenomena.show_phenomena(example)

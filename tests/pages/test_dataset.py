@@ -260,3 +260,11 @@ def test_trust_metrics_are_columns_and_trust_traps_filter(monkeypatch):
     at.toggle(key=state.DATASET_FILTER_TRUST_TRAPS).set_value(True).run()
     assert not at.exception
     assert table_ids(at) == ["trap"]
+
+
+def test_summaries_show_the_phenomena_table_per_source(app):
+    summaries = next(t for t in app.tabs if t.label == "Summaries")
+    table = summaries.dataframe[-1].value
+    assert list(table.index) == ["organic"]
+    # Each response is one sentence: "Response of ...: taxes reduce sugar consumption."
+    assert table.loc["organic", "responses"] == 8 and table.loc["organic", "% short"] == 100.0

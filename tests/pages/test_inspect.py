@@ -94,3 +94,10 @@ def test_editing_perspectives_rescored_and_validated(app):
     assert "Bananas" in html_bodies(app)
     app.button(key=f"inspect.p{new_id}.remove").click().run()
     assert "Bananas" not in html_bodies(app)
+
+
+def test_shows_the_linguistic_phenomena_of_the_response(app):
+    labels = {metric.label: metric.value for metric in app.metric}
+    assert labels["Form"] == "long"
+    assert int(labels["Words"]) > 50
+    assert "/" in labels["Pronouns (subject / object)"]

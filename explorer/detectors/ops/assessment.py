@@ -22,6 +22,7 @@ import numpy as np
 from explorer.detectors.ops.alignment import DEFAULT_SETTINGS, Alignment, Settings
 
 SUPPORTED, UNSUPPORTED, FRAMING, ABSTAIN = "supported", "unsupported", "framing", "abstain"
+CONTRADICTED = "contradicted"  # only from the three-way claim check (`explorer.detectors.ops.claim_check`)
 AGGREGATION_RULES = ("strict", "soft", "major")
 COVERAGE_ERROR, UNSUPPORTED_CLAIM, REPETITION, PERSPECTIVE_CONFUSION = (
     "coverage_error",
@@ -229,32 +230,36 @@ def _longest_ordered_subsequence(ranks: Sequence[int]) -> list[int]:
     return kept[::-1]
 
 
-def aggregate(claim_verdicts: Sequence[str], rule: str) -> str | dict[str, float]:
+def aggregate(claim_verdicts: Sequence[str], rule: str, *, three_way: bool = False) -> str | dict[str, float]:
     """One verdict for the response from its claims' verdicts, by RefChecker's rules.
 
-    RefChecker (`refchecker/aggregator.py`) labels claims Entailment / Neutral / Contradiction;
-    a similarity cannot tell a contradiction from unrelated text, so here `supported` plays
-    Entailment, `unsupported` plays Neutral, and no claim is a Contradiction:
-    - strict: zero tolerance: `supported` only when every claim is, else `unsupported`;
-    - soft: the share of claims with each verdict, e.g. `{"supported": 0.75, "unsupported": 0.25, "abstain": 0.0}`;
+    RefChecker (`refchecker/aggregator.py`) labels claims Entailment / Neutral / Contradiction.
+    Here `supported` plays Entailment and `unsupported` Neutral; a similarity alone cannot tell
+    a contradiction from unrelated text, so the alignment's claims are never Contradiction.
+    `three_way=True` (the claim check's verdicts) admits `contradicted` as Contradiction.
+    - strict: zero tolerance: `contradicted` when any claim is, else `unsupported` when any
+      claim is, else `supported`;
+    - soft: the share of claims with each verdict, e.g. `{"supported": 0.75, "unsupported": 0.25, "abstain": 0.0}`
+      (with `"contradicted"` too when three-way);
     - major: the most frequent verdict; a tie goes to the verdict met first, as
       `collections.Counter.most_common` breaks ties in RefChecker.
-    No claims: `abstain` (soft: `{"supported": 0, "unsupported": 0, "abstain": 1}`), as in RefChecker.
+    No claims: `abstain` (soft: every share 0 but `abstain` 1), as in RefChecker.
     """
     if rule not in AGGREGATION_RULES:
         raise ValueError(f"unknown aggregation rule {rule!r}; choose one of {', '.join(AGGREGATION_RULES)}")
-    unknown = set(claim_verdicts) - {SUPPORTED, UNSUPPORTED}
+    labels = (SUPPORTED, UNSUPPORTED, CONTRADICTED) if three_way else (SUPPORTED, UNSUPPORTED)
+    unknown = set(claim_verdicts) - set(labels)
     if unknown:
-        raise ValueError(f"claim verdicts must be {SUPPORTED!r} or {UNSUPPORTED!r}, got {sorted(unknown)}")
+        named = ", ".join(map(repr, labels[:-1])) + f" or {labels[-1]!r}"
+        raise ValueError(f"claim verdicts must be {named}, got {sorted(unknown)}")
     if rule == "soft":
-        if not claim_verdicts:
-            return {SUPPORTED: 0.0, UNSUPPORTED: 0.0, ABSTAIN: 1.0}
         counts, total = Counter(claim_verdicts), len(claim_verdicts)
-        return {SUPPORTED: counts[SUPPORTED] / total, UNSUPPORTED: counts[UNSUPPORTED] / total, ABSTAIN: 0.0}
+        shares = {label: counts[label] / total if total else 0.0 for label in labels}
+        return {**shares, ABSTAIN: 0.0 if total else 1.0}
     if not claim_verdicts:
         return ABSTAIN
     if rule == "strict":
-        return SUPPORTED if all(v == SUPPORTED for v in claim_verdicts) else UNSUPPORTED
+        return next(label for label in (CONTRADICTED, UNSUPPORTED, SUPPORTED) if label in claim_verdicts)
     return Counter(claim_verdicts).most_common(1)[0][0]
 
 

@@ -9,6 +9,7 @@ import pytest
 from explorer.detectors.ops.alignment import Alignment, Settings, Unit
 from explorer.detectors.ops.assessment import (
     ABSTAIN,
+    CONTRADICTED,
     COVERAGE_ERROR,
     FRAMING,
     PERSPECTIVE_CONFUSION,
@@ -50,6 +51,17 @@ def test_unknown_rule_and_verdict_are_refused():
         aggregate([S], "lenient")
     with pytest.raises(ValueError, match="must be 'supported' or 'unsupported'"):
         aggregate([S, "maybe"], "strict")
+    with pytest.raises(ValueError, match="must be 'supported' or 'unsupported'"):
+        aggregate([S, CONTRADICTED], "strict")  # only the three-way claim check contradicts
+
+
+def test_three_way_rules_follow_refcheckers_aggregator():
+    C = CONTRADICTED
+    assert aggregate([S, U, C, S], "strict", three_way=True) == C  # any contradiction wins
+    assert aggregate([S, U, S], "strict", three_way=True) == U
+    assert aggregate([C, S, S], "major", three_way=True) == S
+    assert aggregate([S, C, C, U], "soft", three_way=True) == {S: 0.25, U: 0.25, C: 0.5, ABSTAIN: 0.0}
+    assert aggregate([], "soft", three_way=True) == {S: 0.0, U: 0.0, C: 0.0, ABSTAIN: 1.0}
 
 
 def crafted(similarity, *, perspectives=(2, 2), claim_similarity=None, query_similarity=None) -> Alignment:

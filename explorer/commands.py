@@ -1,0 +1,293 @@
+"""Commands beyond scoring, registered by `explorer.cli`: `explorer generate` and
+`explorer train --task generator` (the NPOV response generator, Chang et al. 2024 §2.1),
+`explorer claims` (RefChecker-style claim checking, Hu et al. 2024) and `explorer eval
+--ablation` (the paper's Table 2).
+
+Each command is one `run_*` function; `add_parsers` adds their subcommands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from explorer.cli import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, CliError, _load
+
+
+def add_parsers(commands) -> None:
+    add_generate_parser(commands)
+    add_claims_parser(commands)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file beside it: an interrupted run leaves
+    no half-written output (and keeps an older file at `path` intact)."""
+    temporary = path.with_name(f".{path.name}.partial")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(path)
+    except OSError as error:
+        raise CliError(f"cannot write {path}: {error.strerror or error}", EXIT_IO) from error
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    from explorer.data.jsonl import dumps
+    from explorer.generation.npov import ContextTooLongError, GenerationSettings, NpovGenerator, find_soft_prompt
+    from explorer.models.language_model import ModelNotFoundError, load_language_model
+
+    loaded = _load(args.input)
+    try:
+        settings = GenerationSettings(
+            max_new_tokens=args.max_new_tokens,
+            sample=args.sample,
+            temperature=args.temperature,
+            top_p=args.top_p,
+            seed=args.seed,
+        )
+    except ValueError as error:
+        raise CliError(str(error), EXIT_USAGE) from error
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    try:
+        language_model = load_language_model(args.model)
+    except ModelNotFoundError as error:
+        raise CliError(str(error), EXIT_USAGE) from error
+    soft_prompt = (
+        None
+        if args.soft_prompt == "none"
+        else (find_soft_prompt(language_model.identity) if args.soft_prompt == "auto" else Path(args.soft_prompt))
+    )
+    if soft_prompt is not None and not soft_prompt.is_dir():
+        raise CliError(f"--soft-prompt: {soft_prompt} is not a folder", EXIT_USAGE)
+    generator = NpovGenerator(language_model, soft_prompt)
+    print(
+        f"generating with {generator.identity}{' and soft prompt ' + str(soft_prompt) if soft_prompt else ''}",
+        file=sys.stderr,
+    )
+    written, refused = [], 0
+    for example in tqdm(loaded.examples, unit="example", file=sys.stderr, disable=args.quiet):
+        try:
+            written.append(dumps(generator.generated_example(example, settings)))
+        except ContextTooLongError as error:
+            refused += 1
+            tqdm.write(f"{example.id}: refused: {error}", file=sys.stderr)
+    _write_atomically(args.out, "".join(line + "\n" for line in written))
+    print(f"wrote {len(written)} response(s) to {args.out}; {refused} refused", file=sys.stderr)
+    return EXIT_OK if loaded.ok and not refused else EXIT_PARTIAL
+
+
+def add_generate_parser(commands) -> None:
+    generate = commands.add_parser(
+        "generate", help="write responses with the NPOV response generator (the paper's §2.1) on a local LM"
+    )
+    generate.add_argument("input", type=Path, help="JSON Lines examples (their responses are not read)")
+    generate.add_argument(
+        "--out", type=Path, required=True, help="output JSON Lines: the examples, new responses, no labels"
+    )
+    generate.add_argument("--model", help="causal LM: a local HF folder or .gguf file (default: packaged SmolLM2)")
+    generate.add_argument("--seed", type=int, default=0, help="random seed for --sample (default 0)")
+    generate.add_argument("--max-new-tokens", type=int, default=400, help="most tokens to write (default 400)")
+    generate.add_argument("--sample", action="store_true", help="sample instead of greedy decoding")
+    generate.add_argument("--temperature", type=float, default=0.7, help="with --sample (default 0.7)")
+    generate.add_argument("--top-p", type=float, default=0.9, help="with --sample (default 0.9)")
+    generate.add_argument(
+        "--soft-prompt",
+        default="auto",
+        help="auto: the soft prompt `explorer train --task generator` trained for the model, if any; "
+        "none; or a trained folder (default auto)",
+    )
+    generate.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
+    generate.add_argument("--quiet", action="store_true", help="no progress bar")
+    generate.set_defaults(run=run_generate)
+
+
+def run_train_generator(args: argparse.Namespace) -> int:
+    import torch
+
+    from explorer.config import SAMPLE_DIR
+    from explorer.generation.npov import METHOD, TASK
+    from explorer.models.trained import user_trained_dir
+    from explorer.training import TrainingInputError, TrainingRequest
+    from explorer.training.generator import GeneratorTrainer, generator_examples
+
+    paths = args.data or [SAMPLE_DIR / "examples.jsonl"]
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    examples = []
+    for path in paths:
+        loaded = _load(path)
+        if not loaded.ok:
+            raise CliError(f"{path} has invalid lines; fix them before training on it", EXIT_IO)
+        examples.extend(loaded.examples)
+    splits = ["train", "dev"] if args.with_dev else ["train"]
+    train_set = generator_examples(examples, splits)
+    dev_set = generator_examples(examples, ["dev"])
+    steps = {
+        "steps": args.steps,
+        "batch_size": args.batch_size,
+        "learning_rate": args.lr,
+        "eval_every": args.eval_every,
+    }
+    print(
+        f"training the generator's soft prompt on {len(train_set)} error-free responses ({'+'.join(splits)}), "
+        f"dev {len(dev_set)}, {torch.get_num_threads()} thread(s)",
+        file=sys.stderr,
+    )
+    request = TrainingRequest(
+        task="generator",
+        train_set=train_set,
+        dev_set=dev_set,
+        dev_is_held_out=not args.with_dev,
+        model=args.model,
+        seed=args.seed,
+        steps={k: v for k, v in steps.items() if v is not None},
+        log=lambda line: print(line, file=sys.stderr, flush=True),
+    )
+    trainer = GeneratorTrainer()
+    try:
+        model, record = trainer.train(request)
+    except TrainingInputError as error:
+        raise CliError(str(error), EXIT_USAGE) from error
+    record["data"] = [path.name for path in paths]
+    out = args.out or user_trained_dir(METHOD, record["model"], TASK)
+    try:
+        trainer.save(model, record, out)
+    except OSError as error:
+        raise CliError(f"cannot write {out}: {error.strerror or error}", EXIT_IO) from error
+    print(f"kept step {record['kept_step']}; wrote {out} ({record['seconds']:.0f} s)", file=sys.stderr)
+    return EXIT_OK
+
+
+def run_claims(args: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from explorer.detectors.ops.alignment import TooLongError
+    from explorer.models.encoder import shared_encoder
+    from explorer.scoring.refchecker import claim_report, dumps_reports
+
+    loaded = _load(args.input)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    extractor = None
+    if args.granularity == "triplet":
+        from explorer.generation.triplets import TripletExtractor
+        from explorer.models.language_model import ModelNotFoundError, load_language_model
+
+        try:
+            extractor = TripletExtractor(load_language_model(args.model), max_new_tokens=args.max_new_tokens)
+        except ModelNotFoundError as error:
+            raise CliError(str(error), EXIT_USAGE) from error
+    try:
+        encoder = shared_encoder(args.encoder)
+    except FileNotFoundError as error:
+        raise CliError(str(error), EXIT_USAGE) from error
+    reports, failed = [], 0
+    for example in tqdm(loaded.examples, unit="example", file=sys.stderr, disable=args.quiet):
+        try:
+            reports.append(claim_report(example, args.granularity, encoder, extractor))
+        except TooLongError as error:
+            failed += 1
+            tqdm.write(f"{example.id}: {error}", file=sys.stderr)
+    _write_atomically(args.out, dumps_reports(reports, args.aggregator))
+    labels = Counter(label for r in reports for label in r.to_refchecker()["ys"])
+    print(
+        f"wrote {len(reports)} report(s), {sum(labels.values())} {args.granularity} claim(s) "
+        f"({', '.join(f'{n} {label}' for label, n in sorted(labels.items())) or 'none'}) to {args.out}",
+        file=sys.stderr,
+    )
+    return EXIT_OK if loaded.ok and not failed else EXIT_PARTIAL
+
+
+def add_claims_parser(commands) -> None:
+    claims = commands.add_parser(
+        "claims",
+        help="check each claim (a knowledge triplet or a sentence) against the arguments: entailment, neutral or "
+        "contradiction, written as RefChecker JSON",
+    )
+    claims.add_argument("input", type=Path, help="JSON Lines examples")
+    claims.add_argument("--out", type=Path, required=True, help="output: one JSON array of RefChecker items")
+    claims.add_argument(
+        "--granularity",
+        choices=("triplet", "sentence"),
+        default="triplet",
+        help="triplet: (subject, predicate, object) extracted by the language model; sentence: each sentence "
+        "(default triplet)",
+    )
+    claims.add_argument(
+        "--aggregator",
+        choices=("strict", "soft", "major"),
+        default="soft",
+        help="RefChecker's rule for the response's label Y (default soft); all three are under `aggregated`",
+    )
+    claims.add_argument(
+        "--model", help="triplet extractor: a local HF folder or .gguf file (default: packaged SmolLM2)"
+    )
+    claims.add_argument("--max-new-tokens", type=int, default=60, help="most tokens of triplets per sentence (60)")
+    claims.add_argument("--encoder", help="sentence-transformers folder (default: packaged all-MiniLM-L6-v2)")
+    claims.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
+    claims.add_argument("--quiet", action="store_true", help="no progress bar")
+    claims.set_defaults(run=run_claims)
+
+
+def run_ablation(args: argparse.Namespace) -> int:
+    import json
+
+    from explorer.evaluation.ablation import markdown_table
+    from explorer.evaluation.ablation import run_ablation as ablate
+    from explorer.training import TrainingInputError
+
+    loaded = _load(args.input)
+    if not loaded.ok:
+        raise CliError(f"{args.input} has invalid lines; fix them before training on it", EXIT_IO)
+    if args.scores is not None:
+        raise CliError(
+            "--scores does not apply to --ablation: each stage trains and scores its own detector", EXIT_USAGE
+        )
+    split = args.split or "test"
+    evaluated = [e for e in loaded.examples if e.split == split]
+    if not evaluated:
+        raise CliError(f"no {split} examples in {args.input} to evaluate on", EXIT_USAGE)
+    try:
+        results = ablate(
+            loaded.examples,
+            evaluated,
+            args.ablation,
+            model=args.model,
+            seed=args.seed,
+            log=lambda line: None if args.quiet else print(line, file=sys.stderr, flush=True),
+        )
+    except (TrainingInputError, ValueError) as error:
+        raise CliError(str(error), EXIT_USAGE) from error
+    table = (
+        markdown_table(results, args.ablation)
+        + f"\nEvaluated on the {len(evaluated)} {split} examples of `{args.input.name}`.\n"
+    )
+    stem = args.out.with_suffix("") if args.out.suffix in (".md", ".json") else args.out
+    record = {
+        "method": args.ablation,
+        "data": str(args.input),
+        "split": split,
+        "stages": [
+            {
+                "stage": r.stage,
+                "train_examples": r.train_examples,
+                "seconds": round(r.seconds, 1),
+                "roc_auc": [{"error_type": t, "slice": s, "auc": auc} for (t, s), auc in r.auc.items()],
+            }
+            for r in results
+        ],
+    }
+    _write_atomically(stem.with_name(stem.name + ".md"), table)
+    _write_atomically(stem.with_name(stem.name + ".json"), json.dumps(record, indent=2) + "\n")
+    if not args.quiet:
+        print(table)
+    return EXIT_OK

@@ -1,0 +1,155 @@
+"""Training-data ablations of a learned detector: Chang et al. 2024, Table 2 (§5.2).
+
+The paper trains its classifiers on growing training sets and reports each one's test ROC AUC.
+The stages, each adding to the one before:
+
+| stage  | adds to the training set                                                        |
+|--------|---------------------------------------------------------------------------------|
+| Synth  | train split: error-free organic responses and their unparaphrased synthetic errors |
+| +Para  | train split: error-free paraphrased responses and their synthetic errors         |
+| +Dev   | the dev split's examples of both kinds above (dev is then no longer held out)    |
+| +Org   | organic errors that are not ambiguous, from train and dev                        |
+
+While dev is held out (Synth, +Para) the trainer chooses its settings on the dev split's
+error-free and synthetic examples, as `explorer train` does; from +Dev on it uses its defaults.
+Each stage's detector is saved to a temporary cache folder, loaded the way `explorer score`
+loads it, and scored on the evaluation examples (without the result cache); the table holds the example-level ROC AUC of
+each error type on each slice of `explorer.evaluation.slices`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from explorer import detectors
+from explorer.data.example import Example
+from explorer.data.labels import ERROR_TYPES, has_error, is_ambiguous, is_error_free, kind_of
+from explorer.evaluation.auc import Settings, evaluate
+from explorer.evaluation.slices import SLICES
+from explorer.models.trained import user_trained_dir
+from explorer.scoring.runner import score_example
+from explorer.training import TrainingRequest
+from explorer.training.data import target
+
+STAGES = ("Synth", "+Para", "+Dev", "+Org")
+_UNPARAPHRASED = ("organic", "synthetic")
+_PARAPHRASED = ("paraphrased", "synthetic_paraphrased")
+
+
+def _clean_or_synthetic(example: Example, kinds: Sequence[str]) -> bool:
+    labels = example.labels
+    if labels.hallucination is None or labels.coverage_error is None:
+        return False
+    kind = kind_of(labels)
+    if is_error_free(labels):
+        return kind in kinds
+    return kind in kinds and kind != "organic"  # an error of these kinds is a synthetic one
+
+
+def _organic_error(example: Example) -> bool:
+    labels = example.labels
+    return kind_of(labels) == "organic" and not is_ambiguous(labels) and any(has_error(labels, t) for t in ERROR_TYPES)
+
+
+def stage_sets(examples: Sequence[Example]) -> list[tuple[str, list[Example], bool]]:
+    """Per stage: its training examples (input order) and whether dev is still held out."""
+    chosen: list[tuple[str, list[Example], bool]] = []
+    rules = {
+        "Synth": lambda e: e.split == "train" and _clean_or_synthetic(e, _UNPARAPHRASED),
+        "+Para": lambda e: e.split == "train" and _clean_or_synthetic(e, _PARAPHRASED),
+        "+Dev": lambda e: e.split == "dev" and _clean_or_synthetic(e, _UNPARAPHRASED + _PARAPHRASED),
+        "+Org": lambda e: e.split in ("train", "dev") and _organic_error(e),
+    }
+    taken: set[str] = set()
+    for stage in STAGES:
+        taken |= {e.id for e in examples if rules[stage](e)}
+        chosen.append((stage, [e for e in examples if e.id in taken], stage in ("Synth", "+Para")))
+    return chosen
+
+
+@dataclass(frozen=True)
+class StageResult:
+    stage: str
+    train_examples: int
+    auc: dict[tuple[str, str], float | None]  # (error type, slice) -> ROC AUC
+    seconds: float
+
+
+def run_ablation(
+    examples: Sequence[Example],
+    evaluated: Sequence[Example],
+    method: str,
+    *,
+    model: str | None = None,
+    seed: int = 0,
+    steps: dict | None = None,
+    log: Callable[[str], None] = print,
+) -> list[StageResult]:
+    """Train `method` for both error types at each stage on `examples`; score `evaluated`."""
+    trainer = detectors.trainer(method)
+    selection = [e for e in examples if e.split == "dev" and _clean_or_synthetic(e, _UNPARAPHRASED + _PARAPHRASED)]
+    results = []
+    for stage, train_set, held_out in stage_sets(examples):
+        started = time.monotonic()
+        log(f"{stage}: training on {len(train_set)} examples")
+        with tempfile.TemporaryDirectory(prefix="explorer-ablation-") as folder, _cache_at(Path(folder)):
+            for task in ERROR_TYPES:
+                if len({target(e, task) for e in train_set}) < 2:
+                    raise ValueError(f"{stage}: the training set needs examples with and without a {task} error")
+                request = TrainingRequest(
+                    task=task,
+                    train_set=train_set,
+                    dev_set=selection,
+                    dev_is_held_out=held_out,
+                    model=model,
+                    seed=seed,
+                    steps=steps or {},
+                    log=lambda line: log(f"  {line}"),
+                )
+                trained, record = trainer.train(request)
+                trainer.save(trained, record, user_trained_dir(method, record["model"], task))
+            detector = detectors.create(method, model=model)  # finds the weights just saved
+        scored = {e.id: score_example(e, [detector], None).results for e in evaluated}
+        table = evaluate(evaluated, scored, [method], Settings(n_bootstrap=0), word_level=False)
+        auc = {(c.error_type, c.slice): c.auc for c in table.example_cells}
+        results.append(StageResult(stage, len(train_set), auc, time.monotonic() - started))
+    return results
+
+
+@contextmanager
+def _cache_at(folder: Path):
+    """Point the explorer's cache (`EXPLORER_CACHE_DIR`) at `folder` for the block: each stage's
+    weights are saved and found where `explorer train` and `explorer score` put and find them,
+    without touching the user's own trained detectors."""
+    previous = os.environ.get("EXPLORER_CACHE_DIR")
+    os.environ["EXPLORER_CACHE_DIR"] = str(folder)
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ["EXPLORER_CACHE_DIR"]
+        else:
+            os.environ["EXPLORER_CACHE_DIR"] = previous
+
+
+def markdown_table(results: Sequence[StageResult], method: str) -> str:
+    """Stages as rows; ROC AUC (%) per error type and slice as columns, Table 2's layout."""
+    columns = [(t, s.name, f"{'H' if t == 'hallucination' else 'C'}: {s.title}") for t in ERROR_TYPES for s in SLICES]
+    lines = [
+        f"Training-data ablation of `{method}` (ROC AUC %, H: hallucination, C: coverage error)",
+        "",
+        "| stage | train examples | " + " | ".join(title for _, _, title in columns) + " | seconds |",
+        "|---|---:|" + "---:|" * len(columns) + "---:|",
+    ]
+    for result in results:
+        cells = ["n/a" if result.auc.get((t, s)) is None else f"{100 * result.auc[(t, s)]:.1f}" for t, s, _ in columns]
+        lines.append(
+            f"| {result.stage} | {result.train_examples} | " + " | ".join(cells) + f" | {result.seconds:.0f} |"
+        )
+    return "\n".join(lines) + "\n"

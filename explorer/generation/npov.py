@@ -1,0 +1,175 @@
+"""The NPOV response generator (Chang et al. 2024, §2.1): a local causal LM writes the response
+to a query from the retrieved perspectives.
+
+The model reads the paper's curly-braces input (`explorer.text.prompts.npov_prompt`: the
+instruction, `{query: ...}`, then one `{name: {argument} {argument}}` line per perspective) in
+its chat template, and answers in the assistant turn; the paper's responses open with a
+sentence that bridges from the query, then verbalize each argument. The paper prompt-tunes a
+5-token soft prompt on about 80 hand-written responses; `explorer train --task generator`
+(`explorer.training.generator`) does that on the sample train split's error-free responses,
+and a soft prompt trained for the chosen model is used when there is one (none ships: see
+the module docstring there).
+
+Decoding is greedy by default, so the same input gives the same response; sampling
+(temperature, top-p) is seeded, so it is repeatable for a seed. An input that would not fit
+the model's context with the tokens asked for is refused with the counts, never truncated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from explorer.config import shipped_weights
+from explorer.data.example import Example, Labels
+from explorer.data.synthetic import VERBALIZATIONS
+from explorer.models.language_model import LanguageModel
+from explorer.models.trained import TrainedNotFoundError, find_trained
+from explorer.text.prompts import npov_prompt
+
+METHOD, TASK = "generator", "npov"
+NUM_VIRTUAL_TOKENS = 5
+WEIGHTS_FILE = "adapter_model.safetensors"
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    max_new_tokens: int = 400
+    sample: bool = False
+    temperature: float = 0.7
+    top_p: float = 0.9
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens}")
+        if self.sample and not (self.temperature > 0 and 0 < self.top_p <= 1):
+            raise ValueError("sampling needs temperature > 0 and 0 < top_p <= 1")
+
+    def to_dict(self) -> dict[str, Any]:
+        settings = asdict(self)
+        if not self.sample:  # greedy decoding reads neither
+            del settings["temperature"], settings["top_p"]
+        return settings
+
+
+class ContextTooLongError(ValueError):
+    """The prompt and the tokens asked for do not fit the model's context."""
+
+    def __init__(self, prompt_tokens: int, max_new_tokens: int, context_length: int):
+        super().__init__(
+            f"the prompt is {prompt_tokens} tokens and {max_new_tokens} new tokens were asked for: "
+            f"{prompt_tokens + max_new_tokens} in all, more than the model's context of {context_length}; "
+            "nothing is truncated: shorten the arguments or ask for fewer new tokens"
+        )
+        self.prompt_tokens = prompt_tokens
+        self.max_new_tokens = max_new_tokens
+        self.context_length = context_length
+
+
+def find_soft_prompt(model_identity: str) -> Path | None:
+    """The generator soft prompt trained for this model (the user's, in the cache), if any."""
+    try:
+        return find_trained(METHOD, model_identity, TASK, shipped_weights(METHOD))
+    except TrainedNotFoundError:
+        return None
+
+
+class NpovGenerator:
+    """A frozen causal LM, optionally with a trained soft prompt, that writes NPOV responses."""
+
+    def __init__(self, language_model: LanguageModel, soft_prompt: Path | None = None):
+        self.language_model = language_model
+        self.soft_prompt = soft_prompt
+        self.model = language_model.model
+        self.virtual_tokens = 0
+        self.prompt_digest = None
+        if soft_prompt is not None:
+            from peft import PeftModel
+
+            self.model = PeftModel.from_pretrained(language_model.model, soft_prompt).eval()
+            self.virtual_tokens = NUM_VIRTUAL_TOKENS
+            self.prompt_digest = hashlib.sha256((Path(soft_prompt) / WEIGHTS_FILE).read_bytes()).hexdigest()
+        self._lock = threading.Lock()  # the global RNG is seeded per call
+
+    @property
+    def identity(self) -> str:
+        """The model's identity, plus the soft prompt's digest when one is used."""
+        base = self.language_model.identity
+        return f"{base}+prompt({self.prompt_digest[:16]})" if self.prompt_digest else base
+
+    def prompt_ids(self, example: Example):
+        """Token ids of the NPOV prompt, shape (1, prompt tokens)."""
+        text = npov_prompt(example, self.language_model.tokenizer).text
+        ids = self.language_model.tokenizer(text, add_special_tokens=False, return_tensors="pt").input_ids
+        return ids.to(self.language_model.device)
+
+    def check_fits(self, example: Example, max_new_tokens: int) -> int:
+        """The prompt's token count (virtual tokens included); raises `ContextTooLongError`."""
+        tokens = int(self.prompt_ids(example).shape[1]) + self.virtual_tokens
+        if tokens + max_new_tokens > self.language_model.context_length:
+            raise ContextTooLongError(tokens, max_new_tokens, self.language_model.context_length)
+        return tokens
+
+    def generate(
+        self,
+        example: Example,
+        settings: GenerationSettings = GenerationSettings(),
+        *,
+        on_text: Callable[[str], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> str:
+        """The response to `example`'s query and perspectives (its own response is not read).
+
+        `on_text` receives the text as it is decoded (for streaming); when `cancelled()` turns
+        true, decoding stops after the current token and the text so far is returned.
+        """
+        import torch
+        from transformers import StoppingCriteria, StoppingCriteriaList, TextStreamer
+
+        self.check_fits(example, settings.max_new_tokens)
+        ids = self.prompt_ids(example)
+        tokenizer = self.language_model.tokenizer
+
+        class Cancel(StoppingCriteria):
+            def __call__(self, input_ids, scores, **kwargs):
+                return torch.full((input_ids.shape[0],), bool(cancelled and cancelled()), dtype=torch.bool)
+
+        class Stream(TextStreamer):
+            def on_finalized_text(self, text: str, stream_end: bool = False):
+                if on_text is not None and text:
+                    on_text(text)
+
+        options: dict[str, Any] = {"do_sample": settings.sample}
+        if settings.sample:
+            options.update(temperature=settings.temperature, top_p=settings.top_p, top_k=0)
+        else:
+            # Greedy: the model's generation config may ask for sampling by default.
+            options.update(temperature=None, top_p=None, top_k=None)
+        with self._lock, torch.no_grad():
+            torch.manual_seed(settings.seed)
+            output = self.model.generate(
+                input_ids=ids,
+                attention_mask=torch.ones_like(ids),
+                max_new_tokens=settings.max_new_tokens,
+                stopping_criteria=StoppingCriteriaList([Cancel()]),
+                streamer=Stream(tokenizer, skip_prompt=True, skip_special_tokens=True) if on_text else None,
+                pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
+                **options,
+            )
+        return tokenizer.decode(output[0, ids.shape[1] :], skip_special_tokens=True).strip()
+
+    def generated_example(self, example: Example, settings: GenerationSettings = GenerationSettings()) -> Example:
+        """`example` with a generated response, no labels and no `verbalizations` (both described
+        the old response), and the model and settings that wrote it under `model` and `generation`."""
+        response = self.generate(example, settings)
+        extra = {
+            **{key: value for key, value in example.extra.items() if key != VERBALIZATIONS},
+            "model": self.identity,
+            "generation": {**settings.to_dict(), "soft_prompt": self.prompt_digest},
+        }
+        return example.replace(response=response, labels=Labels(), extra=extra)

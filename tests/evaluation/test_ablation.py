@@ -1,0 +1,53 @@
+import json
+
+import pytest
+
+from explorer.cli import main
+from explorer.config import SAMPLE_DIR
+from explorer.data.jsonl import parse_jsonl
+from explorer.evaluation.ablation import STAGES, stage_sets
+
+TOPICS = {"train": ("Sugar tax",), "dev": ("Compulsory voting",), "test": ("Cashless shops",)}
+
+
+def tiny_set():
+    examples = parse_jsonl(SAMPLE_DIR / "synthetic.jsonl").examples
+    return [e for e in examples if e.topic in TOPICS.get(e.split, ())]
+
+
+def test_stages_grow_as_section_5_2_defines_them():
+    examples = tiny_set()
+    sets = {stage: (ids, held_out) for stage, ids, held_out in stage_sets(examples)}
+    assert list(sets) == list(STAGES)
+    kinds = {stage: {(e.split, e.labels.kind) for e in train} for stage, (train, _) in sets.items()}
+    assert kinds["Synth"] == {("train", "organic"), ("train", "synthetic")}
+    assert kinds["+Para"] - kinds["Synth"] == {("train", "paraphrased"), ("train", "synthetic_paraphrased")}
+    assert {split for split, _ in kinds["+Dev"] - kinds["+Para"]} == {"dev"}
+    synth = sets["Synth"][0]
+    assert all(e.labels.kind == "synthetic" or not (e.labels.hallucination or e.labels.coverage_error) for e in synth)
+    organic_errors = [e for e in sets["+Org"][0] if e not in sets["+Dev"][0]]
+    assert organic_errors and all(e.labels.kind == "organic" and not e.labels.ambiguous for e in organic_errors)
+    assert [held for _, held in sets.values()] == [True, True, False, False]
+    assert all(e.split != "test" for train, _ in sets.values() for e in train)
+
+
+@pytest.mark.slow  # the alignment classifier's trainer loads MiniLM for each of its 8 trainings: ~25 s
+def test_ablation_command_prints_table_2_on_a_tiny_set(tmp_path, capsys):
+    data = tmp_path / "tiny.jsonl"
+    data.write_text("".join(json.dumps(e.to_dict()) + "\n" for e in tiny_set()), encoding="utf-8")
+    out = tmp_path / "table2"
+    assert main(["eval", str(data), "--ablation", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    rows = [line for line in printed.splitlines() if line.startswith(("| Synth", "| +"))]
+    assert [row.split("|")[1].strip() for row in rows] == list(STAGES)
+    record = json.loads((tmp_path / "table2.json").read_text(encoding="utf-8"))
+    sizes = [stage["train_examples"] for stage in record["stages"]]
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1]
+    full = [
+        cell["auc"]
+        for stage in record["stages"]
+        for cell in stage["roc_auc"]
+        if (cell["error_type"], cell["slice"]) == ("hallucination", "full_organic")
+    ]
+    assert len(full) == 4 and all(0.0 <= auc <= 1.0 for auc in full)
+    assert (tmp_path / "table2.md").read_text(encoding="utf-8").startswith("Training-data ablation")

@@ -1,0 +1,106 @@
+import json
+
+import pytest
+
+from explorer.cli import main
+from explorer.detectors.ops.assessment import CONTRADICTED, SUPPORTED, UNSUPPORTED
+from explorer.detectors.ops.claim_check import CheckedClaim
+from explorer.models.encoder import shared_encoder
+from explorer.scoring.refchecker import ClaimReport, claim_report, dumps_reports, read_reports
+from tests.helpers import jsonl, make_example
+
+PRO = ("pro", ["School uniforms reduce bullying between students."])
+CON = ("con", ["Uniforms limit the self-expression of students."])
+EXAMPLE = make_example(
+    "Supporters say uniforms reduce bullying between students. They also say uniforms limit the self-expression "
+    "of students. Critics add that uniforms improve exam grades in maths.",
+    PRO,
+    CON,
+    example_id="u1",
+    topic="Uniforms",
+    query="Should schools require uniforms?",
+)
+
+
+def report(granularity="triplet"):
+    checks = (
+        CheckedClaim("uniforms reduce bullying", 0, SUPPORTED, 0.81, (0, 0), (0, 50), 0, "states a pro argument"),
+        CheckedClaim(
+            "uniforms limit self-expression", 1, CONTRADICTED, 0.9, (1, 0), (0, 48), 0, "states a con argument as pro's"
+        ),
+        CheckedClaim("uniforms improve exam grades", 2, UNSUPPORTED, 0.41, None, None, 1, "matches no argument"),
+    )
+    claims = (
+        ("uniforms", "reduce", "bullying"),
+        ("uniforms", "limit", "self-expression"),
+        ("uniforms", "improve", "exam grades"),
+    )
+    return ClaimReport(
+        EXAMPLE, granularity, claims, checks, "SmolLM2 (constrained triplet prompt)", "MiniLM cosine + rules"
+    )
+
+
+def test_refchecker_fields_and_aggregation():
+    record = report().to_refchecker("strict")
+    assert record["question"] == EXAMPLE.query and record["response"] == EXAMPLE.response
+    assert record["reference"] == [PRO[1][0], CON[1][0]]
+    assert record["claims"][0] == ["uniforms", "reduce", "bullying"]
+    assert record["ys"] == ["Entailment", "Contradiction", "Neutral"]
+    assert record["Y"] == "Contradiction"  # strict: any contradiction
+    third = pytest.approx(1 / 3)
+    assert record["aggregated"]["soft"] == {
+        "Entailment": third,
+        "Neutral": third,
+        "Contradiction": third,
+        "Abstain": 0.0,
+    }
+    assert record["aggregated"]["major"] == "Entailment"  # a three-way tie goes to the first met
+    assert record["claim_details"][1]["attributed_to"] == "pro"
+
+
+def test_json_round_trip(tmp_path):
+    path = tmp_path / "claims.json"
+    path.write_text(dumps_reports([report(), report("sentence")], "soft"), encoding="utf-8")
+    assert read_reports(path) == [report(), report("sentence")]
+    assert isinstance(json.loads(path.read_text(encoding="utf-8")), list)  # RefChecker's file is one JSON array
+
+
+def test_a_bad_item_names_its_index_and_field(tmp_path):
+    record = report().to_refchecker()
+    del record["ys"]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps([report().to_refchecker(), record]), encoding="utf-8")
+    with pytest.raises(ValueError, match="item 1: missing field 'ys'"):
+        read_reports(path)
+
+
+def test_sentence_claims_are_checked_end_to_end():
+    checked = claim_report(EXAMPLE, "sentence", shared_encoder())
+    assert checked.claims == (
+        "Supporters say uniforms reduce bullying between students.",
+        "They also say uniforms limit the self-expression of students.",
+        "Critics add that uniforms improve exam grades in maths.",
+    )
+    assert [c.verdict for c in checked.checks] == [SUPPORTED, CONTRADICTED, UNSUPPORTED]
+    assert checked.to_refchecker()["Y"] == {
+        "Entailment": pytest.approx(1 / 3),
+        "Neutral": pytest.approx(1 / 3),
+        "Contradiction": pytest.approx(1 / 3),
+        "Abstain": 0.0,
+    }
+
+
+def test_claims_command_writes_refchecker_json(tmp_path, capsys):
+    source = tmp_path / "in.jsonl"
+    source.write_text(jsonl(EXAMPLE.to_dict()), encoding="utf-8")
+    out = tmp_path / "claims.json"
+    assert (
+        main(
+            ["claims", str(source), "--granularity", "sentence", "--aggregator", "major", "--out", str(out), "--quiet"]
+        )
+        == 0
+    )
+    [written] = read_reports(out)
+    assert written.granularity == "sentence" and len(written.checks) == 3
+    assert json.loads(out.read_text(encoding="utf-8"))[0]["aggregator"] == "major"
+    assert "1 Contradiction, 1 Entailment, 1 Neutral" in capsys.readouterr().err
