@@ -394,10 +394,9 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the shipped samples' synthetic.jsonl; generator: their examples.jsonl)",
     )
     train.add_argument(
-        "--steps", type=int, help="optimizer steps (default: 60 classifier, 200 cross_encoder, 30 generator)"
-    )
-    train.add_argument(
-        "--steps", type=console.POSITIVE, help="optimizer steps (default: 60 classifier, 200 cross_encoder)"
+        "--steps",
+        type=console.POSITIVE,
+        help="optimizer steps (default: 60 classifier, 200 cross_encoder, 30 generator)",
     )
     train.add_argument(
         "--batch-size",
