@@ -23,9 +23,10 @@ _INLINE = re.compile(r"([\\`*_~\[\]<>&$|#])")
 _LINE_START_MARK = re.compile(r"^([ \t]*)([-+=])", re.MULTILINE)
 _LINE_START_NUMBER = re.compile(r"^([ \t]*\d+)([.)])", re.MULTILINE)
 JOINER = "\u2060"
-# A colon before a name, a slash or a sign (`:material/`, `:smile:`, `:+1:`, `https://`), an
+# A colon that opens a name closed by a colon, a slash or a bracket (`:material/`, `:smile:`, `:+1:`,
+# `:red[`) or a `//` (`https://`), an
 # address's @, and `www.`: the starts of the constructs in the module doc.
-_PARSED_TEXT_CONSTRUCT = re.compile(r"(:(?=[\w/+-])|@|www(?=\.))", re.IGNORECASE)
+_PARSED_TEXT_CONSTRUCT = re.compile(r"(:(?=//|[\w+\\-]+[:\[/])|@|www(?=\.))", re.IGNORECASE)
 
 
 def literal(text: str) -> str:
