@@ -252,7 +252,7 @@ def test_pasted_html_and_script_show_as_text_and_never_run(page, dialogs):
 
 def add_detector(page, title: str) -> None:
     page.locator("[data-testid=stSidebar]").get_by_role("combobox").first.click()
-    page.get_by_role("option", name=title).click()
+    page.get_by_role("option", name=title, exact=True).click()
     page.keyboard.press("Escape")
 
 
