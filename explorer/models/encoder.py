@@ -60,7 +60,7 @@ class SentenceEncoder:
         self,
         model_path: str | Path | None = None,
         *,
-        cache_size: int = 100_000,
+        cache_size: int = 20_000,
         threads: int | None = 1,
     ):
         offline_hub()

@@ -89,6 +89,17 @@ def score_batch(
     return [_score(example, detectors, cache, hits) for (example, detectors), hits in zip(requests, found)]
 
 
+def score_requests(
+    requests: Iterable[tuple[Example, Sequence[Detector]]],
+    cache: ResultCache | None = None,
+    chunk: int = CHUNK,
+) -> Iterator[ScoredExample]:
+    """Each example by its detectors, in order, `chunk` examples at a time (`score_batch`)."""
+    remaining = iter(requests)
+    while batch := list(itertools.islice(remaining, chunk)):
+        yield from score_batch(batch, cache)
+
+
 def score_examples(
     examples: Iterable[Example],
     detectors: Sequence[Detector],
@@ -96,10 +107,8 @@ def score_examples(
     on_done: Callable[[ScoredExample], None] | None = None,
     chunk: int = CHUNK,
 ) -> Iterator[ScoredExample]:
-    """Every example by every detector, in order, `chunk` examples at a time (`score_batch`)."""
-    remaining = iter(examples)
-    while batch := list(itertools.islice(remaining, chunk)):
-        for scored in score_batch([(example, detectors) for example in batch], cache):
-            if on_done is not None:
-                on_done(scored)
-            yield scored
+    """Every example by every detector, in order (`score_requests`)."""
+    for scored in score_requests(((example, detectors) for example in examples), cache, chunk):
+        if on_done is not None:
+            on_done(scored)
+        yield scored

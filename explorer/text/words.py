@@ -64,7 +64,7 @@ class Segmenter:
         self._stem = lru_cache(maxsize=65536)(stem)
         # Detectors and claim splitting segment the same texts again and again (an argument
         # shared by many examples, a sentence and its clauses); words are immutable.
-        self._words = lru_cache(maxsize=16384)(self._segment)
+        self._words = lru_cache(maxsize=2048)(self._segment)
 
     def words(self, text: str) -> tuple[Word, ...]:
         """All words of `text`, stop words included, in order."""
