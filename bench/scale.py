@@ -108,7 +108,7 @@ def ray_start_up() -> dict:
     """Seconds to import Ray, start a local Ray and stop it, in a fresh process."""
     code = (
         "import time; t = time.perf_counter(); import ray, ray.data; i = time.perf_counter() - t; "
-        "t = time.perf_counter(); ray.init(num_cpus=2, include_dashboard=False, logging_level='ERROR'); "
+        "t = time.perf_counter(); ray.init(address='local', num_cpus=2, include_dashboard=False, logging_level='ERROR'); "
         "s = time.perf_counter() - t; t = time.perf_counter(); ray.shutdown(); "
         "print(i, s, time.perf_counter() - t)"
     )

@@ -192,7 +192,8 @@ def connect(ray: ModuleType, settings: Settings) -> bool:
         "runtime_env": {"py_modules": [str(Path(explorer.__file__).parent)]},
     }
     if settings.address is None:
-        options.update(num_cpus=max(os.cpu_count() or 1, settings.workers), include_dashboard=False)
+        # "local": a new Ray of its own, even when `ray start` runs one on this machine.
+        options.update(address="local", num_cpus=max(os.cpu_count() or 1, settings.workers), include_dashboard=False)
     else:
         options["address"] = settings.address
     try:
@@ -200,7 +201,10 @@ def connect(ray: ModuleType, settings: Settings) -> bool:
         # Ray Data warns that its progress bars are off: the caller draws its own.
         logging.getLogger("ray.data").setLevel(logging.ERROR)
     except ConnectionError as error:
-        raise EngineError(f"cannot join the Ray cluster at {settings.address}: {error}") from error
+        raise EngineError(
+            f"cannot join the Ray cluster at {settings.address}: {error} (a cluster with token authentication "
+            "needs RAY_AUTH_MODE=token and its token in RAY_AUTH_TOKEN or ~/.ray/auth_token)"
+        ) from error
     needed = settings.gpus_per_worker * settings.workers
     available = ray.cluster_resources().get("GPU", 0)
     if needed > available and settings.address is None:
