@@ -308,29 +308,6 @@ def run_train(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _positive(kind: type):
-    def parse(value: str):
-        number = kind(value)
-        if number <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {value}")
-        return number
-
-    return parse
-
-
-def _add_engine_options(command: argparse.ArgumentParser) -> None:
-    engine = command.add_argument_group("engine", "where scoring runs; the output is the same on either")
-    engine.add_argument(
-        "--engine",
-        choices=("local", "ray"),
-        default="local",
-        help="local: this process; ray: Ray Data workers (needs the 'ray' extra) (default: local)",
-    )
-    engine.add_argument("--address", help="ray: the cluster to join, e.g. auto (default: start Ray on this machine)")
-    engine.add_argument("--workers", type=_positive(int), help="ray: workers, each with its own models (default: 1)")
-    engine.add_argument("--gpus-per-worker", type=_positive(float), help="ray: GPUs for each worker (default: none)")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="explorer", description="Detect hallucination and coverage errors in RAG answers."
@@ -354,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
     score.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
     score.add_argument("--quiet", action="store_true", help="no progress bar or notices, only errors and warnings")
-    _add_engine_options(score)
+    ray_engine.add_options(score)
     score.set_defaults(run=run_score)
 
     evaluate = commands.add_parser(
@@ -397,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="Table 2: train this learned detector (default alignment_classifier) on growing training sets "
         "(Synth, +Para, +Dev, +Org) from the input and evaluate each on --split (default test)",
     )
-    _add_engine_options(evaluate)
+    ray_engine.add_options(evaluate)
     evaluate.set_defaults(run=run_eval)
 
     synth = commands.add_parser(

