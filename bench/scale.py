@@ -8,10 +8,11 @@ byte-identical.
     python bench/scale.py --examples 0 --salience 3 --response-words 12
     python bench/scale.py --salience 8 --gpus-per-worker 1 --workers 1,2
 
-The examples are copies of the sample data (`examples.jsonl` and `synthetic.jsonl`) with new
-ids. Each copy's response gets a copy number in every sentence, so no response text repeats
-(a test set with several answers per question: arguments and queries repeat, responses do
-not); `--fresh-arguments` numbers every argument and query too. Salience examples keep only
+The examples are copies of the sample data's `examples.jsonl` with new ids (not
+`synthetic.jsonl`: its examples are edits of those and share most sentences). Each copy's
+response gets a copy number in every sentence, so no response text repeats (a test set with
+several answers per question: arguments and queries repeat, responses do not);
+`--fresh-arguments` numbers every argument and query too. Salience examples keep only
 the first `--response-words` words of the response, so that each takes seconds, not minutes.
 
 Every run is `explorer score ... --no-cache` in a child process (nothing comes from the result
@@ -108,7 +109,8 @@ def ray_start_up() -> dict:
     """Seconds to import Ray, start a local Ray and stop it, in a fresh process."""
     code = (
         "import time; t = time.perf_counter(); import ray, ray.data; i = time.perf_counter() - t; "
-        "t = time.perf_counter(); ray.init(address='local', num_cpus=2, include_dashboard=False, logging_level='ERROR'); "
+        "t = time.perf_counter(); "
+        "ray.init(address='local', num_cpus=2, include_dashboard=False, logging_level='ERROR'); "
         "s = time.perf_counter() - t; t = time.perf_counter(); ray.shutdown(); "
         "print(i, s, time.perf_counter() - t)"
     )
@@ -117,8 +119,25 @@ def ray_start_up() -> dict:
     return {"import": imported, "init": started, "shutdown": stopped}
 
 
+def score_command(path: Path, methods: str, out: Path, *extra: str) -> list[str]:
+    """`explorer score` without the result cache, in a fresh interpreter."""
+    return [
+        sys.executable,
+        "-m",
+        "explorer",
+        "score",
+        str(path),
+        "--methods",
+        methods,
+        "--no-cache",
+        "--quiet",
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
 def compare(label: str, path: Path, methods: str, count: int, workers: list[int], gpus: float, out: Path) -> None:
-    base = [sys.executable, "-m", "explorer", "score", str(path), "--methods", methods, "--no-cache", "--quiet"]
     engines = [("local", [])] + [
         (f"ray x{n}", ["--engine", "ray", "--workers", str(n)] + (["--gpus-per-worker", str(gpus)] if gpus else []))
         for n in workers
@@ -128,14 +147,14 @@ def compare(label: str, path: Path, methods: str, count: int, workers: list[int]
     reference, local_rate = None, None
     for name, extra in engines:
         target = out / f"{label}-{name.replace(' ', '')}.jsonl"
-        figures = run([*base, "--out", str(target), *extra])
+        figures = run(score_command(path, methods, target, *extra))
         rate = count / figures["seconds"]
         local_rate = local_rate or rate
         data = target.read_bytes()
         reference = reference if reference is not None else data
         same = "identical" if data == reference else "DIFFERS from local"
         print(
-            f"{name:<8} {figures['seconds']:>8.1f} {rate:>10.1f} {count / max(figures['cpu'], 1e-9):>9.1f} "
+            f"{name:<8} {figures['seconds']:>8.1f} {rate:>10.3g} {count / max(figures['cpu'], 1e-9):>9.3g} "
             f"{figures['peak_mib']:>9.0f} {rate / local_rate:>7.2f}x  {same}"
         )
 
@@ -157,38 +176,8 @@ def main(argv=None) -> int:
         out = Path(folder)
         one = out / "one.jsonl"
         write_jsonl(copies(samples, 1, False), one)
-        fixed_local = run(
-            [
-                sys.executable,
-                "-m",
-                "explorer",
-                "score",
-                str(one),
-                "--methods",
-                "rouge,semantic",
-                "--no-cache",
-                "--quiet",
-                "--out",
-                str(out / "one-local.jsonl"),
-            ]
-        )["seconds"]
-        fixed_ray = run(
-            [
-                sys.executable,
-                "-m",
-                "explorer",
-                "score",
-                str(one),
-                "--methods",
-                "rouge,semantic",
-                "--no-cache",
-                "--quiet",
-                "--out",
-                str(out / "one-ray.jsonl"),
-                "--engine",
-                "ray",
-            ]
-        )["seconds"]
+        fixed_local = run(score_command(one, "rouge,semantic", out / "one-local.jsonl"))["seconds"]
+        fixed_ray = run(score_command(one, "rouge,semantic", out / "one-ray.jsonl", "--engine", "ray"))["seconds"]
         start_up = ray_start_up()
         print(
             f"Ray start-up: import {start_up['import']:.1f} s, local Ray start {start_up['init']:.1f} s, "
