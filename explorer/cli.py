@@ -16,18 +16,20 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from tqdm import tqdm
 
 from explorer import console, detectors
+from explorer.config import cache_dir
+from explorer.data.example import Example
 from explorer.data.jsonl import JSON_LINES, LoadResult, parse_jsonl, write_jsonl
 from explorer.files import WriteError, atomic_writer, same_file
 from explorer.models.language_model import InvalidModelError
-from explorer.scoring import scores_file
+from explorer.scoring import ray_engine, scores_file
 from explorer.scoring.cache import ResultCache
-from explorer.scoring.runner import score_example, score_examples
+from explorer.scoring.runner import ScoredExample, score_requests
 from explorer.scoring.scores_file import output_record
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_IO = 0, 1, 2, 3
@@ -90,6 +92,28 @@ def _cache(args: argparse.Namespace) -> ResultCache | None:
     return None if args.no_cache else ResultCache(args.cache_dir)
 
 
+def _scored(args: argparse.Namespace, requests: Sequence[tuple[Example, Sequence[str]]]) -> Iterator[ScoredExample]:
+    """Each example scored by the detectors named with it, in input order, on the `--engine`.
+
+    The detectors are built here for either engine, so one that cannot work is a usage error
+    before anything runs; on Ray each worker then builds its own.
+    """
+    ray_options = {"--address": args.address, "--workers": args.workers, "--gpus-per-worker": args.gpus_per_worker}
+    if args.engine == "local" and any(value is not None for value in ray_options.values()):
+        given = ", ".join(option for option, value in ray_options.items() if value is not None)
+        raise CliError(f"{given}: only with --engine ray", EXIT_USAGE)
+    built = {d.name: d for d in build_detectors(list(dict.fromkeys(m for _, ms in requests for m in ms)), args.model)}
+    directory = None if args.no_cache else args.cache_dir or cache_dir()
+    if args.engine == "local":
+        return score_requests(((e, [built[m] for m in ms]) for e, ms in requests), _cache(args))
+    built.clear()  # built only to refuse what cannot work: each worker builds its own
+    settings = ray_engine.Settings(args.address, args.workers or 1, args.gpus_per_worker or 0.0, args.quiet)
+    try:
+        return ray_engine.score(requests, args.model, directory, settings)
+    except ray_engine.EngineError as error:
+        raise CliError(str(error), EXIT_USAGE) from error
+
+
 def run_validate(args: argparse.Namespace) -> int:
     loaded = _load(args.input)
     read = "non-empty line(s)" if loaded.layout == JSON_LINES else f"record(s), read as {loaded.layout}"
@@ -103,15 +127,14 @@ def run_validate(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     _refuse_overwriting([args.out], [args.input])
     loaded = _load(args.input)
-    chosen = build_detectors(args.methods, args.model)
-    cache = _cache(args)
+    scored_examples = _scored(args, [(example, args.methods) for example in loaded.examples])
     failures = 0
     # The output is created before scoring, so an unwritable one fails at once, not hours later.
     with (
         atomic_writer(args.out) as out,
         tqdm(total=len(loaded.examples), unit="example", file=sys.stderr, disable=args.quiet) as bar,
     ):
-        for scored in score_examples(loaded.examples, chosen, cache):
+        for scored in scored_examples:
             for name, message in scored.errors.items():
                 failures += 1
                 tqdm.write(f"{scored.example.id}: {name}: {message}", file=sys.stderr)
@@ -156,12 +179,12 @@ def run_eval(args: argparse.Namespace) -> int:
     }
     to_score = [e for e in examples if missing[e.id]]
     if to_score:
-        chosen = {d.name: d for d in build_detectors(sorted({m for e in to_score for m in missing[e.id]}), args.model)}
-        cache = _cache(args)
-        for example in tqdm(to_score, unit="example", file=sys.stderr, disable=args.quiet, desc="scoring"):
-            scored = score_example(example, [chosen[m] for m in missing[example.id]], cache)
-            results.setdefault(example.id, {}).update(scored.results)
-            failures.setdefault(example.id, {}).update(scored.errors)
+        scored_examples = _scored(args, [(example, missing[example.id]) for example in to_score])
+        for scored in tqdm(
+            scored_examples, total=len(to_score), unit="example", file=sys.stderr, disable=args.quiet, desc="scoring"
+        ):
+            results.setdefault(scored.example.id, {}).update(scored.results)
+            failures.setdefault(scored.example.id, {}).update(scored.errors)
     for example_id, errors in failures.items():
         for name, message in errors.items():
             if name in args.methods:
@@ -308,6 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
     score.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
     score.add_argument("--quiet", action="store_true", help="no progress bar or notices, only errors and warnings")
+    ray_engine.add_options(score)
     score.set_defaults(run=run_score)
 
     evaluate = commands.add_parser(
@@ -350,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="Table 2: train this learned detector (default alignment_classifier) on growing training sets "
         "(Synth, +Para, +Dev, +Org) from the input and evaluate each on --split (default test)",
     )
+    ray_engine.add_options(evaluate)
     evaluate.set_defaults(run=run_eval)
 
     synth = commands.add_parser(

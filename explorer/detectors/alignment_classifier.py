@@ -14,6 +14,7 @@ user trained (`explorer train --method alignment_classifier`) for the same encod
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
-from explorer.detectors.ops.alignment import Alignment, TooLongError, align
+from explorer.detectors.ops.alignment import Alignment, TooLongError, align, encode_ahead
 from explorer.models.encoder import SentenceEncoder, shared_encoder
 from explorer.models.trained import TrainedNotFoundError, find_trained
 from explorer.text.words import DEFAULT_SEGMENTER
@@ -47,6 +48,9 @@ class AlignmentClassifierDetector(Detector):
 
     def model_identity(self) -> str:
         return self.encoder.identity()
+
+    def prepare(self, examples: Sequence[Example]) -> None:
+        encode_ahead(examples, self.encoder)
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
         try:

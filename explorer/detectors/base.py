@@ -209,6 +209,13 @@ class Detector(abc.ABC):
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
         """Score one example; slow detectors call `progress(done, total)` as they go."""
 
+    def prepare(self, examples: Sequence[Example]) -> None:  # noqa: B027 (an optional hook: nothing to do by default)
+        """Get ready to score these examples, e.g. encode all their texts in a few large batches.
+
+        An optional speed-up for scoring many examples (`explorer.scoring.runner`): a result
+        never depends on whether, or with which other examples, `prepare` was called.
+        """
+
     def config(self) -> dict[str, Any]:
         """Settings that change the output (part of the cache key and of `info`)."""
         return {}

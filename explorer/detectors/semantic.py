@@ -22,7 +22,7 @@ sentence) against its best-matching claim, so a half-voiced argument shows which
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from explorer.detectors.base import (
     Progress,
     ResponseWordScore,
 )
-from explorer.detectors.ops.alignment import Alignment, Settings, TooLongError, align
+from explorer.detectors.ops.alignment import Alignment, Settings, TooLongError, align, encode_ahead
 from explorer.detectors.ops.assessment import Assessment, assess
 from explorer.models.encoder import SentenceEncoder, shared_encoder
 from explorer.text.words import DEFAULT_SEGMENTER
@@ -80,6 +80,9 @@ class SemanticDetector(Detector):
 
     def model_identity(self) -> str:
         return self.encoder.identity()
+
+    def prepare(self, examples: Sequence[Example]) -> None:
+        encode_ahead(examples, self.encoder)
 
     def align(self, example: Example) -> Alignment:
         try:

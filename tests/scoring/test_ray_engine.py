@@ -1,0 +1,121 @@
+"""`--engine ray`: a local Ray (2 workers), started once for the module, gives the local engine's
+output byte for byte, reports bad lines and refused examples as the local engine does, and
+keeps the input order."""
+
+import json
+import sys
+
+import pytest
+
+from explorer.cli import main
+from explorer.config import SAMPLE_DIR
+from explorer.data.jsonl import parse_jsonl
+from explorer.detectors.semantic import SemanticDetector
+from explorer.scoring import ray_engine
+from explorer.scoring.cache import ResultCache
+from tests.bad_inputs.corpus import CASES
+from tests.helpers import jsonl
+
+RAY = ["--engine", "ray", "--workers", "2"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    """One local Ray for the module; the engine reuses a Ray this process has joined."""
+    ray = ray_engine.require_ray()
+    ray_engine.connect(ray, ray_engine.Settings(workers=2, quiet=True))
+    yield
+    ray.shutdown()
+
+
+def run(capsys, *argv):
+    """Exit code and stderr of one in-process CLI run."""
+    capsys.readouterr()
+    code = main(list(argv))
+    return code, capsys.readouterr().err
+
+
+def sample_lines():
+    return (SAMPLE_DIR / "examples.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+def test_rouge_on_ray_writes_the_local_bytes_in_input_order_and_reports_bad_lines_alike(tmp_path, capsys):
+    # The sample data backwards, with a malformed line and a record missing its query inside.
+    lines = sample_lines()[::-1]
+    lines[3:3] = ['{"id": "cut",\n', '{"id": "no-query", "perspectives": [], "response": "R"}\n']
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(lines), encoding="utf-8")
+    local, ray = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+
+    local_code, local_err = run(capsys, "score", str(data), "--methods", "rouge", "--out", str(local), "--quiet")
+    ray_code, ray_err = run(capsys, "score", str(data), "--methods", "rouge", "--out", str(ray), "--quiet", *RAY)
+
+    assert local_code == ray_code == 1
+    assert ray.read_bytes() == local.read_bytes()
+    reported = [line for line in ray_err.splitlines() if line.startswith(str(data))]
+    assert reported == [line for line in local_err.splitlines() if line.startswith(str(data))]
+    assert any(line.startswith(f"{data}: line 4: invalid JSON") for line in reported)
+    assert any(line.startswith(f"{data}: line 5: query: is required") for line in reported)
+    expected_ids = [e.id for e in parse_jsonl(data).examples]
+    assert [json.loads(line)["id"] for line in ray.read_text(encoding="utf-8").splitlines()] == expected_ids
+
+
+@pytest.mark.slow
+def test_rouge_and_semantic_on_ray_match_the_local_engine_byte_for_byte_on_the_sample_data(tmp_path, capsys):
+    data = SAMPLE_DIR / "examples.jsonl"
+    local, ray = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+    methods = ["--methods", "rouge,semantic", "--no-cache", "--quiet"]
+    assert run(capsys, "score", str(data), *methods, "--out", str(local))[0] == 0
+    assert run(capsys, "score", str(data), *methods, "--out", str(ray), *RAY)[0] == 0
+    assert ray.read_bytes() == local.read_bytes()
+    assert len(ray.read_text(encoding="utf-8").splitlines()) == len(parse_jsonl(data).examples)
+
+
+@pytest.mark.slow
+def test_an_example_semantic_refuses_is_reported_and_the_workers_fill_the_shared_cache(tmp_path, capsys):
+    refused = next(case for case in CASES if case.name == "punctuation-run")
+    good = sample_lines()[:3]
+    data = tmp_path / "in.jsonl"
+    data.write_text(good[0] + refused.data.decode("utf-8") + "".join(good[1:]), encoding="utf-8")
+    out, cache_dir = tmp_path / "out.jsonl", tmp_path / "shared-cache"
+
+    code, err = run(
+        capsys, "score", str(data), "--methods", "semantic", "--out", str(out), "--cache-dir", str(cache_dir), *RAY
+    )
+
+    assert code == 1
+    assert f"rule: semantic: {refused.refused_by['semantic']}" in err
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in records] == [e.id for e in parse_jsonl(data).examples]
+    assert records[1]["scores"]["semantic"]["error"].startswith(refused.refused_by["semantic"])
+    cache, detector = ResultCache(cache_dir, seeds=[]), SemanticDetector()
+    scored = [e for e in parse_jsonl(data).examples if e.id != "rule"]
+    assert all(cache.get(detector, example) is not None for example in scored)
+
+
+def test_eval_scores_missing_results_on_ray_into_the_local_report(tmp_path, capsys):
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(sample_lines()[:60]), encoding="utf-8")
+    options = ["--methods", "rouge", "--bootstrap", "20", "--quiet"]
+    assert run(capsys, "eval", str(data), *options, "--out", str(tmp_path / "local"))[0] == 0
+    assert run(capsys, "eval", str(data), *options, "--out", str(tmp_path / "ray"), *RAY)[0] == 0
+    assert (tmp_path / "ray.json").read_bytes() == (tmp_path / "local.json").read_bytes()
+    assert (tmp_path / "ray.md").read_bytes() == (tmp_path / "local.md").read_bytes()
+
+
+def test_without_ray_installed_the_error_names_the_extra(tmp_path, capsys, monkeypatch, record):
+    data = tmp_path / "in.jsonl"
+    data.write_text(jsonl(record), encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails as if it were not installed
+    code, err = run(capsys, "score", str(data), "--out", str(tmp_path / "out.jsonl"), "--engine", "ray")
+    assert code == 2
+    assert "pip install 'rag-error-explorer[ray]'" in err
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_ray_options_without_the_ray_engine_are_a_usage_error(tmp_path, capsys, record):
+    data = tmp_path / "in.jsonl"
+    data.write_text(jsonl(record), encoding="utf-8")
+    code, err = run(capsys, "score", str(data), "--out", str(tmp_path / "out.jsonl"), "--workers", "2")
+    assert code == 2
+    assert "--workers: only with --engine ray" in err
