@@ -46,7 +46,7 @@ def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> Non
         f"repetition at \u2265 {settings.repetition:.2f} between claims. Both thresholds were chosen on the "
         "sample data's train split."
     )
-    st.html(claims.aggregation_html(assessment))
+    st.html(claims.claim_verdict_html(assessment))
     matrix, findings = st.columns([3, 2])
     with matrix:
         st.plotly_chart(claim_figures.coverage_matrix(example, assessment), width="stretch", key=state.CLAIMS_MATRIX)

@@ -116,9 +116,15 @@ def paste_box(prefix: str) -> None:
         st.error(literal(message))
 
 
-def sample_picker(prefix: str) -> None:
-    """A select box over the shipped samples that loads the chosen example into the editor."""
-    sample_select(_k(prefix, "sample"), lambda example: load_into_editor(prefix, example))
+def sample_picker(prefix: str, shown: Example | None = None) -> None:
+    """A select box over the shipped samples that loads the chosen example into the editor; it
+    names `shown` when that is an unedited sample, and nothing otherwise."""
+    key = _k(prefix, "sample")
+    by_id = {example.id: example for example in sample_examples()}
+    if shown is not None:
+        same = by_id.get(shown.id)
+        st.session_state[key] = shown.id if same is not None and same.content_hash() == shown.content_hash() else None
+    sample_select(key, lambda example: load_into_editor(prefix, example))
 
 
 def sample_select(key: str, on_pick: Callable[[Example], None]) -> None:
@@ -133,7 +139,7 @@ def sample_select(key: str, on_pick: Callable[[Example], None]) -> None:
         "Sample example",
         list(by_id),
         index=None,
-        placeholder="Choose a sample…",
+        placeholder="Pick a sample example…",
         format_func=lambda example_id: picker_label(by_id[example_id]),
         key=key,
         on_change=lambda: on_pick(by_id[st.session_state[key]]) if st.session_state[key] else None,

@@ -24,6 +24,7 @@ METHODS = "methods"
 MODEL = "model"
 SHOW_GOLD = "show_gold"
 INSPECT_PREFIX = "inspect"  # the Inspect page's editor keys; other pages load examples into it
+INSPECT_REPORT = "inspect.report"
 
 # Browse a test set
 DATASET_SOURCE = "dataset.source"
@@ -95,6 +96,7 @@ LAB_RESPOND = "lab.respond"
 LAB_SYNTHETIC_COVERAGE = "lab.synthetic_coverage"
 LAB_SYNTHETIC_HALLUCINATION = "lab.synthetic_hallucination"
 LAB_USE_CURRENT = "lab.use_current"
+LAB_REPORT = "lab.report"
 
 # Links and uploads
 UPLOADS = "uploaded_datasets"
