@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from plotly.colors import sample_colorscale, unlabel_rgb
@@ -116,9 +116,12 @@ def arguments_html(
     *,
     show_gold: bool = False,
     mark: tuple[int, int, str] | None = None,
+    tags: Mapping[tuple[int, int], tuple[str, str]] | None = None,
 ) -> str:
     """Each perspective with its coverage error score, then its arguments highlighted;
-    `mark = (perspective, argument, HTML id)` outlines one argument, the target of a link."""
+    `mark = (perspective, argument, HTML id)` outlines one argument, the target of a link;
+    `tags[(perspective, argument)] = (label, color)` frames an argument and names it (e.g. the
+    lab's "removed" and "added")."""
     blocks = []
     for p, perspective in enumerate(example.perspectives):
         score = result.per_perspective.get(perspective.name)
@@ -127,9 +130,18 @@ def arguments_html(
         for a, argument in enumerate(perspective.arguments):
             words = [(w.start, w.end, w.score) for w in result.argument_word_scores(p, a)]
             gold = _gold_argument_spans(example, p, a) if show_gold else ()
-            marked = mark is not None and mark[:2] == (p, a)
-            attributes = f' id="{html.escape(mark[2])}" style="{MARK_STYLE}"' if marked else ""
-            items.append(f"<li{attributes}>{highlight(argument, words, gold=gold, meaning=meaning)}</li>")
+            styles, attributes, tag = [], "", ""
+            if mark is not None and mark[:2] == (p, a):
+                styles.append(MARK_STYLE)
+                attributes += f' id="{html.escape(mark[2])}"'
+            if tags and (p, a) in tags:
+                label, color = tags[(p, a)]
+                styles.append(f"border-left:4px solid {color};padding-left:0.4em")
+                attributes += f' data-tag="{html.escape(label)}"'
+                tag = f'<span style="color:{color};font-weight:600;font-size:0.85em">{html.escape(label)}: </span>'
+            if styles:
+                attributes += f' style="{";".join(styles)}"'
+            items.append(f"<li{attributes}>{tag}{highlight(argument, words, gold=gold, meaning=meaning)}</li>")
         blocks.append(
             f'<div style="margin-bottom:0.6em"><b>{html.escape(perspective.name)}</b>{badge}'
             f'<ol style="margin:0.2em 0 0 0">{"".join(items)}</ol></div>'
