@@ -64,15 +64,20 @@ results.show_legend(with_gold=show_gold)
 if scored:
     titles = [detectors.spec(name).title for name in scored]
     default = detectors.spec(detectors.VERDICT_DETECTOR).title
+    # The most reliable detector opens first; only the open tab runs, and the URL keeps which.
     tabs = st.tabs(
         titles + (["Side by side"] if len(scored) > 1 else []),
-        default=default if default in titles else None,  # the most reliable detector opens first
+        default=default if default in titles else None,
+        key=state.INSPECT_TAB,
+        bind="query-params",
     )
     for tab, (name, result) in zip(tabs, scored.items()):
-        with tab:
-            results.show_highlights(example, name, result, show_gold=show_gold, marks=verdict.marks_for(name, found))
-            word_map.show_word_map(example, name, result, key=f"{PREFIX}.{name}")
-    if len(scored) > 1:
+        if tab.open:
+            with tab:
+                marks = verdict.marks_for(name, found)
+                results.show_highlights(example, name, result, show_gold=show_gold, marks=marks)
+                word_map.show_word_map(example, name, result, key=f"{PREFIX}.{name}")
+    if len(scored) > 1 and tabs[-1].open:
         with tabs[-1]:
             results.show_side_by_side(example, scored, show_gold=show_gold)
 claims.show_claim_view(example, scored)

@@ -18,8 +18,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from explorer import detectors
-from explorer.detectors.base import DetectorResult
-from explorer.evaluation.statistics import Confusion, RocCurve
+from explorer.evaluation.statistics import RocCurve
 from explorer.render import highlights
 
 _PALETTE = qualitative.Plotly
@@ -61,7 +60,9 @@ def roc_figure(
                 y=curve.tpr,
                 mode="lines+markers",
                 marker={"size": 4},
-                line={"color": method_color(method), "shape": "hv"},
+                # Straight segments through sklearn's points (not steps): every threshold's
+                # (FPR, TPR) lies on them, the operating point included.
+                line={"color": method_color(method)},
                 name=f"{label} (AUC {curve.auc:.3f})",
                 customdata=thresholds,
                 hovertemplate=label + "<br>threshold %{customdata:.3f}<br>FPR %{x:.2f}, TPR %{y:.2f}<extra></extra>",
@@ -87,36 +88,6 @@ def roc_figure(
         yaxis={"title": "true positive rate", "range": [-0.02, 1.02], "scaleanchor": "x", "scaleratio": 1},
         legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0},
         height=460,
-    )
-    return figure
-
-
-def confusion_figure(counts: Confusion, *, title: str = "") -> go.Figure:
-    """The 2x2 confusion matrix at a threshold, counts written in the cells."""
-    matrix = counts.matrix()
-    names = [["caught", "missed"], ["false alarms", "correctly passed"]]
-    text = [[f"{names[r][c]}<br><b>{matrix[r][c]}</b>" for c in range(2)] for r in range(2)]
-    figure = go.Figure(
-        go.Heatmap(
-            z=matrix,
-            x=["flagged", "not flagged"],
-            y=["gold error", "no error"],
-            text=text,
-            texttemplate="%{text}",
-            textfont={"size": 14},
-            colorscale="Blues",
-            showscale=False,
-            xgap=2,
-            ygap=2,
-            hovertemplate="%{y}, %{x}: %{z}<extra></extra>",
-        )
-    )
-    figure.update_layout(
-        **_LAYOUT,
-        title=title,
-        height=230,
-        xaxis={"side": "top", "tickangle": 0},
-        yaxis={"autorange": "reversed", "tickangle": 0},
     )
     return figure
 
@@ -203,34 +174,6 @@ def perspective_figure(summary: pd.DataFrame, methods: Sequence[str], titles: Ma
         title="Coverage errors per perspective",
         yaxis={"range": [0, 1]},
         height=360,
-        legend={"orientation": "h", "y": -0.2},
-    )
-    return figure
-
-
-def example_scores_figure(results: Mapping[str, DetectorResult], titles: Mapping[str, str]) -> go.Figure:
-    """One example's scores: hallucination, coverage and per-perspective coverage, per detector."""
-    figure = go.Figure()
-    for method, result in results.items():
-        names = ["hallucination", "coverage error"] + [f"coverage · {_plain(p)}" for p in result.per_perspective]
-        values = [result.hallucination, result.coverage, *result.per_perspective.values()]
-        figure.add_trace(
-            go.Bar(
-                x=names,
-                y=values,
-                name=titles.get(method, method),
-                marker_color=method_color(method),
-                text=[f"{v:.2f}" for v in values],
-                textposition="outside",
-                hovertemplate="%{x}: %{y:.3f}<extra>" + titles.get(method, method) + "</extra>",
-            )
-        )
-    figure.update_layout(
-        **_LAYOUT,
-        barmode="group",
-        title="Error scores (0 = no sign of error, 1 = likely error)",
-        yaxis={"range": [0, 1.12]},
-        height=340,
         legend={"orientation": "h", "y": -0.2},
     )
     return figure

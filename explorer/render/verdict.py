@@ -141,11 +141,10 @@ def scores_html(
             detail = html.escape(against_threshold(score, calibration))
             extra = ""
             if error_type == "coverage" and len(result.per_perspective) > 1:
-                extra = "<br>" + " · ".join(
-                    f"{html.escape(p)} {v:.2f}" for p, v in result.per_perspective.items()
-                )
+                extra = "<br>" + " · ".join(f"{html.escape(p)} {v:.2f}" for p, v in result.per_perspective.items())
             cells.append(
-                f'<td style="padding:0.2em 0.8em;vertical-align:top" title="{detail}" data-score-of="{html.escape(name)}.{error_type}">'
+                f'<td style="padding:0.2em 0.8em;vertical-align:top" title="{detail}" '
+                f'data-score-of="{html.escape(name)}.{error_type}">'
                 f"{_bar(score, calibration)} <b>{score:.2f}</b> {pill(verdict)}"
                 f'<span style="opacity:0.65;font-size:0.8em">{extra}</span></td>'
             )

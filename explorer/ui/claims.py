@@ -71,5 +71,7 @@ def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> Non
         for name, result in results.items()
         if name != SEMANTIC
     }
-    with st.expander("Claim by claim: evidence and agreement", expanded=False):
-        st.html(claims.claim_cards_html(example, assessment, others))
+    cards = st.expander("Claim by claim: evidence and agreement", key=state.CLAIMS_CARDS, on_change="rerun")
+    if cards.open:  # built only when opened
+        with cards:
+            st.html(claims.claim_cards_html(example, assessment, others))

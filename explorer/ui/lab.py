@@ -277,7 +277,10 @@ def show_highlights(
     st.html(highlights.legend_html(with_gold=show_gold))
     removed, added = edits.argument_changes(before_example, after_example)
     tags = {"Before": {ref: REMOVED for ref in removed}, "After": {ref: ADDED for ref in added}}
-    for tab, name in zip(st.tabs([detectors.spec(m).title for m in shown]), shown):
+    tabs = st.tabs([detectors.spec(m).title for m in shown], key=state.LAB_TAB, on_change="rerun")
+    for tab, name in zip(tabs, shown):
+        if not tab.open:  # only the open tab is drawn
+            continue
         meanings = detectors.spec(name)
         with tab:
             sides = (("Before", before_example, before), ("After", after_example, after))
