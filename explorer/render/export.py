@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -36,18 +37,29 @@ from explorer.text.claims import mean_word_scores
 # Nothing may load from elsewhere, and no script runs: the report works offline and cannot leak that it was opened.
 CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
+# Scoped to the report's own element, so the same fragment can sit inside a notebook page.
 _STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2rem auto;
-       max-width: 72rem; padding: 0 1.5rem; color: #1f2937; }
-h1 { font-size: 1.5rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #e5e7eb; padding-bottom: .3rem; }
-.facts { color: #4b5563; } .facts code { background: #f3f4f6; padding: 0 .3em; border-radius: 3px; }
-.columns { display: grid; grid-template-columns: 1fr 1fr; gap: 1.5rem; }
-.meta { color: #6b7280; font-size: .85rem; }
-table.map { border-collapse: collapse; font-size: .8rem; }
-table.map td, table.map th { border: 1px solid #fff; padding: .15rem .35rem; }
-table.map th { font-weight: normal; text-align: left; max-width: 22rem; }
-@media (max-width: 50rem) { .columns { grid-template-columns: 1fr; } }
+.rag-report { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; max-width: 72rem;
+              color: #1f2937; line-height: 1.45; }
+.rag-report h1 { font-size: 1.5rem; }
+.rag-report h2 { margin-top: 2rem; border-bottom: 1px solid #e5e7eb; padding-bottom: .3rem; font-size: 1.25rem; }
+.rag-report h3 { font-size: 1.05rem; }
+.rag-report .facts { color: #4b5563; }
+.rag-report .facts code { background: #f3f4f6; padding: 0 .3em; border-radius: 3px; }
+.rag-report .columns { display: grid; grid-template-columns: 1fr 1fr; gap: 1.5rem; }
+.rag-report .meta { color: #6b7280; font-size: .85rem; }
+.rag-report table.map { border-collapse: collapse; font-size: .8rem; }
+.rag-report table.map td, .rag-report table.map th { border: 1px solid #fff; padding: .15rem .35rem; }
+.rag-report table.map th { font-weight: normal; text-align: left; max-width: 22rem; }
+@media (max-width: 50rem) { .rag-report .columns { grid-template-columns: 1fr; } }
 """
+_PAGE_STYLE = "body { margin: 2rem auto; max-width: 72rem; padding: 0 1.5rem; }"
+
+
+def file_name(example: Example) -> str:
+    """A safe file name for `example`'s report: its id with anything but letters, digits, `-_.` replaced."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", example.id).strip("-.")
+    return f"{safe[:80] or 'example'}.html"
 
 
 # A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)`,
@@ -165,7 +177,7 @@ def _claims_section(example: Example, result: DetectorResult | None, others: Map
     ]
 
 
-def example_html(
+def example_fragment(
     example: Example,
     results: Mapping[str, DetectorResult],
     *,
@@ -173,7 +185,8 @@ def example_html(
     heading: str = "",
     changes: Sequence[str] = (),
 ) -> str:
-    """A standalone HTML page reporting `example` and every detector result in `results`.
+    """The report of `example` and every detector result in `results`, as one `<div>` with its
+    own scoped style: the body of `example_html`, and what a notebook shows.
 
     The verdict comes from `detectors.VERDICT_DETECTOR`'s result when `results` holds it.
     `heading` and `changes` describe where the example came from (e.g. the lab's edits).
@@ -223,11 +236,16 @@ def example_html(
         "likely an error (Chang et al. 2024, arXiv 2403.08904). Thresholds and verdicts: each detector's score "
         f"calibrated on {html.escape(calibrations.data or 'no data')} (Platt scaling).</p>"
     )
+    return f'<div class="rag-report"><style>{_STYLE}</style>{"".join(parts)}</div>'
+
+
+def example_html(example: Example, results: Mapping[str, DetectorResult], **options) -> str:
+    """A standalone HTML page (`example_fragment` in a document that loads nothing from elsewhere)."""
     return (
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(example.id)} · RAG Error Explorer</title><style>{_STYLE}</style></head>"
-        f"<body>{''.join(parts)}</body></html>\n"
+        f"<title>{html.escape(example.id)} · RAG Error Explorer</title><style>{_PAGE_STYLE}</style></head>"
+        f"<body>{example_fragment(example, results, **options)}</body></html>\n"
     )

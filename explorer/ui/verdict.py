@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 import streamlit as st
@@ -52,10 +51,6 @@ def marks_for(name: str, found: Mapping[str, verdict.Verdict] | None):
     return highlight_marks(found) if name == detectors.VERDICT_DETECTOR else (None, None)
 
 
-def file_name(example: Example) -> str:
-    return (re.sub(r"[^A-Za-z0-9._-]+", "-", example.id).strip("-.") or "example")[:80] + ".html"
-
-
 def report_button(
     example: Example, results: Mapping[str, DetectorResult], *, key: str, changes: Sequence[str] = (), heading: str = ""
 ) -> None:
@@ -63,7 +58,7 @@ def report_button(
     st.download_button(
         "Download HTML report",
         data=lambda: export.example_html(example, dict(results), changes=changes, heading=heading),
-        file_name=file_name(example),
+        file_name=export.file_name(example),
         mime="text/html",
         key=key,
         on_click="ignore",  # building the page on click; a rerun would only redraw the page
