@@ -179,37 +179,66 @@ def perspective_figure(summary: pd.DataFrame, methods: Sequence[str], titles: Ma
     return figure
 
 
-def heatmap_figure(heatmap: Mapping, row_groups: Sequence[str] | None = None) -> go.Figure:
-    """A detector's own heatmap from `DetectorResult.details["heatmap"]`.
+def link_map_figure(
+    z: np.ndarray,
+    columns: Sequence[str],
+    rows: Sequence[str],
+    *,
+    column_text: Sequence[str] | None = None,
+    row_text: Sequence[str] | None = None,
+    title: str = "",
+    clickable: bool = False,
+) -> go.Figure:
+    """A map of links between argument pieces (rows) and response pieces (columns), e.g. a
+    detector's word map by sentences (`word_links.sentence_map`) or one block of it by words.
 
-    The convention: `{"z": rows x columns of numbers, "x": column labels, "y": row labels,
-    "title": str (optional), "colorbar": str (optional)}`, e.g. salience of argument words
-    (rows) over response words (columns). `row_groups` names each row's group (e.g. its
-    argument); a line separates consecutive groups. Labels are user text, shown as plain text.
+    `columns` / `rows` are the short tick labels; `column_text` / `row_text` the full texts
+    shown on hover. `clickable` lays an invisible marker on every cell, so that a click selects
+    it (Plotly heatmaps cannot be selected; `st.plotly_chart(on_select=...)` reports the
+    marker's `x` = column and `y` = row). Labels are user text, shown as plain text.
     """
-    z = np.asarray(heatmap["z"], dtype=float)
-    x = [_plain(label) for label in heatmap.get("x", range(z.shape[1]))]
-    y = [_plain(label) for label in heatmap.get("y", range(z.shape[0]))]
+    z = np.asarray(z, dtype=float)
+    column_text = [_plain(t) for t in (column_text or columns)]
+    row_text = [_plain(t) for t in (row_text or rows)]
+    n_rows, n_columns = z.shape
+    hover = "%{customdata[0]}<br>→ %{customdata[1]}<br>strongest link %{customdata[2]:.3f}<extra></extra>"
+    cells = [[(row_text[r], column_text[c], z[r, c]) for c in range(n_columns)] for r in range(n_rows)]
     figure = go.Figure(
         go.Heatmap(
             z=z,
-            x=list(range(len(x))),
-            y=list(range(len(y))),
-            customdata=[[(y[r], x[c]) for c in range(len(x))] for r in range(len(y))],
+            x=list(range(n_columns)),
+            y=list(range(n_rows)),
+            customdata=cells,
             colorscale=highlights.COLORSCALE,
-            colorbar={"title": {"text": _plain(heatmap.get("colorbar", ""))}},
-            hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
+            colorbar={"title": {"text": "share"}, "thickness": 12},
+            hovertemplate=hover,
+            hoverinfo="skip" if clickable else None,
         )
     )
-    if row_groups is not None:
-        for row in range(1, len(row_groups)):
-            if row_groups[row] != row_groups[row - 1]:
-                figure.add_hline(y=row - 0.5, line={"color": "rgba(60,60,60,0.6)", "width": 1})
+    if clickable:
+        figure.add_trace(
+            go.Scatter(
+                x=[c for r in range(n_rows) for c in range(n_columns)],
+                y=[r for r in range(n_rows) for c in range(n_columns)],
+                customdata=[cells[r][c] for r in range(n_rows) for c in range(n_columns)],
+                mode="markers",
+                marker={"size": 22, "symbol": "square", "opacity": 0.0},
+                hovertemplate=hover,
+                showlegend=False,
+            )
+        )
     figure.update_layout(
         **_LAYOUT,
-        title=_plain(heatmap.get("title", "")),
-        xaxis={"tickmode": "array", "tickvals": list(range(len(x))), "ticktext": x, "tickangle": -60},
-        yaxis={"tickmode": "array", "tickvals": list(range(len(y))), "ticktext": y, "autorange": "reversed"},
-        height=max(300, 18 * len(y) + 160),
+        title=_plain(title),
+        xaxis={"tickmode": "array", "tickvals": list(range(n_columns)), "ticktext": [_plain(c) for c in columns]},
+        yaxis={
+            "tickmode": "array",
+            "tickvals": list(range(n_rows)),
+            "ticktext": [_plain(r) for r in rows],
+            "autorange": "reversed",
+        },
+        height=max(240, 26 * n_rows + 110),
+        clickmode="event+select",
+        dragmode=False,
     )
     return figure

@@ -116,6 +116,10 @@ SIDEBAR_MODEL = "sidebar.model"
 CLAIMS_MATRIX = "claims.matrix"
 CLAIMS_CARDS = "claims.cards"
 
+# A detector's word map on Inspect: WORD_MAP + "." + page prefix and detector + "." + part.
+WORD_MAP = "word_map"
+WORD_MAP_PARTS = ("cell", "response_word", "argument_word", "block")
+
 # The detectors that answer in well under a second per example; model-based ones are opt-in
 # because they compute in the background.
 DEFAULT_METHODS = ["rouge", "semantic"]

@@ -40,6 +40,12 @@ def dataset_page():
     return at
 
 
+def scored_detectors(at) -> list[str]:
+    """The detectors in the Inspect page's scores table, in order."""
+    bodies = "\n".join(element.proto.body for element in at.get("html"))
+    return re.findall(r'data-score-of="([^"]+)\.hallucination"', bodies)
+
+
 def paste(at: AppTest, text: str) -> None:
     at.text_area(key="inspect.paste").set_value(text).run()
     at.button(key="inspect.paste_load").click().run()
@@ -129,12 +135,6 @@ def test_a_pasted_bad_record_names_its_problem_and_keeps_the_example(inspect_pag
         "ten-perspectives",
     ],
 )
-def scored_detectors(at) -> list[str]:
-    """The detectors in the Inspect page's scores table, in order."""
-    bodies = "\n".join(element.proto.body for element in at.get("html"))
-    return re.findall(r'data-score-of="([^"]+)\.hallucination"', bodies)
-
-
 def test_a_pasted_odd_example_is_scored_and_shown_as_typed(inspect_page, case_name):
     example = parse_jsonl(BY_NAME[case_name].path).examples[0]
     paste(inspect_page, json.dumps(example.to_dict(), ensure_ascii=False))
