@@ -57,7 +57,6 @@ DATASET_CHOSEN_EXAMPLE = "dataset.example"
 DATASET_LINK_SEEN = "dataset.link_seen"
 DATASET_GIVEN_SCORES = "dataset.given_scores"
 DATASET_SCORES_PROBLEM = "dataset.scores_problem"
-DATASET_AUC_TABLE = "dataset.auc_table"
 DATASET_EXAMPLE_HTML = "dataset.example_html"
 DATASET_EXPORT_EXAMPLE = "dataset.export_example"
 DATASET_EXPORT_HTML = "dataset.export_html"
@@ -163,8 +162,13 @@ def sidebar() -> None:
             format_func=lambda name: detectors.spec(name).title,
             key=SIDEBAR_METHODS,
             on_change=lambda: state.__setitem__(METHODS, state[SIDEBAR_METHODS]),
-            help="\n\n".join(f"**{detectors.spec(n).title}**: {detectors.spec(n).summary}" for n in detectors.names()),
+            help="Which detectors score the example. What each one reads: *About the detectors* below.",
         )
+        # A tooltip with every summary ran past the bottom of a 800 px screen.
+        with st.expander("About the detectors"):
+            st.markdown(
+                "\n\n".join(f"**{detectors.spec(n).title}**: {detectors.spec(n).summary}" for n in detectors.names())
+            )
         if any(detectors.spec(name).uses_model for name in detectors.names()):
             st.text_input(
                 "Language model",

@@ -73,12 +73,14 @@ def app(monkeypatch):
 
 
 def frame_in_tab(at, tab: str):
-    """The first table in a tab (AppTest does not expose a dataframe's key). Only the open tab
-    is drawn, so the tab is opened first, as a click would."""
+    """The first table in a tab (AppTest does not expose a dataframe's key): the examples table,
+    or the AUC table of the Evaluation tab. Only the open tab is drawn, so the tab is opened
+    first, as a click would."""
     if at.session_state[state.DATASET_TAB] != tab:
         at.session_state[state.DATASET_TAB] = tab
         at.run()
-    return next(t for t in at.tabs if t.label == tab).dataframe[0].value
+    opened = next(t for t in at.tabs if t.label == tab)
+    return (opened.table if tab == "Evaluation" else opened.dataframe)[0].value
 
 
 def threshold_slider(at, method: str, error_type: str = "hallucination", slice_name: str = "full_organic"):
@@ -236,7 +238,7 @@ def test_model_based_detector_scores_in_the_background(monkeypatch):
     assert not at.exception
     try:
         assert any("Slow scripted: 0 of 8" in p.proto.text for p in at.get("progress"))  # the page did not wait
-        aucs = next(t for t in at.tabs if t.label == "Evaluation").dataframe[0].value
+        aucs = next(t for t in at.tabs if t.label == "Evaluation").table[0].value
         assert aucs.loc["Full organic", "Slow scripted"] == "scoring, 0 of 8"  # not "no positives"
     finally:
         SlowScriptedDetector.gate.set()

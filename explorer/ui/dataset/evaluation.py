@@ -299,7 +299,7 @@ def show_evaluation(
     error_type, slice_name, failure_method = view
     cells = slice_cells(examples, results, methods, error_type)
     st.markdown(f"**ROC AUC × 100, {ERROR_TITLES[error_type].lower()}** (95% bootstrap interval)")
-    st.dataframe(auc_table(cells, methods, scoring), key=state.DATASET_AUC_TABLE, width="stretch")
+    st.table(auc_table(cells, methods, scoring))  # an HTML table: it wraps at 1280 px instead of clipping
     st.caption(
         "★ best in the slice; p = DeLong's test against the best, Bonferroni-corrected, shown when "
         "significant (< 0.05). Examples with only the other error type are in no slice."
