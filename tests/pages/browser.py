@@ -8,7 +8,9 @@ these machines may not reach.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -31,11 +33,13 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-VIEWPORT = {"width": 1400, "height": 900}
+# Every page must work on a laptop screen: the tests drive it at 1280 x 800.
+VIEWPORT = {"width": 1280, "height": 800}
 # First runs load the sentence encoder and score on two shared cores: generous, since each wait
 # ends as soon as its element appears.
 TIMEOUT_MS = 120_000
 STARTUP_SECONDS = 90
+
 
 def _free_port() -> int:
     with socket.socket() as probe:
@@ -97,3 +101,49 @@ def settle(page) -> None:
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=stStatusWidget]') && !document.querySelector('[data-stale=true]')"
     )
+
+
+def screenshot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.mouse.move(0, 0)  # no hover toolbar or tooltip left over from the last click
+    page.screenshot(path=str(path))
+    return path
+
+
+def heading(page, text: str):
+    return page.locator("[data-testid=stHeading]", has_text=text)
+
+
+def word_scores(page) -> list[float]:
+    return [float(value) for value in page.locator("[data-score]").evaluate_all("s => s.map(e => e.dataset.score)")]
+
+
+def choose_sample(page, example_id: str) -> None:
+    picker = page.locator(".st-key-inspect-sample")
+    picker.click()
+    page.keyboard.type(example_id)
+    page.get_by_role("option", name=re.compile(re.escape(example_id))).first.click()
+
+
+def paste_record(page, record: dict) -> None:
+    page.locator("[data-testid=stExpander]", has_text="Paste JSON").locator("summary").click()
+    page.get_by_label("One example as JSON").fill(json.dumps(record))
+    page.get_by_role("button", name="Load JSON").click()
+
+
+def remove_detector(page, title: str) -> None:
+    page.locator("[data-testid=stSidebar]").get_by_role("button", name=f"Remove {title}").click()
+
+
+def open_dataset_page(page) -> None:
+    page.locator("[data-testid=stSidebarNav]").get_by_text("Browse a test set").click()
+    page.get_by_text(re.compile(r"\d+ of \d+ examples match the filters")).wait_for()
+    page.locator("[data-testid=stPlotlyChart]").first.wait_for()
+    settle(page)
+
+
+def add_detector(page, title: str) -> None:
+    page.locator("[data-testid=stSidebar]").get_by_role("combobox").first.click()
+    page.get_by_role("option", name=title).click()
+    page.keyboard.press("Escape")

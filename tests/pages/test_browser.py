@@ -9,16 +9,28 @@ page go to `test-artifacts/`.
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from explorer.data.samples import load_samples
 from tests.bad_inputs.corpus import CASES
-from tests.pages.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, VIEWPORT, serve, settle
+from tests.pages.browser import (
+    ARTIFACTS,
+    TIMEOUT_MS,
+    VIEWPORT,
+    add_detector,
+    choose_sample,
+    heading,
+    open_dataset_page,
+    paste_record,
+    remove_detector,
+    screenshot,
+    serve,
+    settle,
+    word_scores,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -28,99 +40,14 @@ HOSTILE_LINK = "[click me](javascript:window.__pwned=1)"
 MARKDOWN_QUERY = f"{HOSTILE_LINK} Is a $15 *minimum* wage better than $12? {HOSTILE}"
 
 
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("browser-app")) as url:
-        yield url
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip(
-            f"no chromium at {CHROMIUM}: `make test` installs Debian's chromium when run as root or with "
-            "password-less sudo (apt-get install chromium); set CHROMIUM to use another build"
-        )
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the `test` extra")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-class Dialogs(list):
-    """Every JavaScript dialog (alert, confirm, prompt) a page opened, dismissed at once."""
-
-    def __call__(self, dialog) -> None:
-        self.append(dialog.message)
-        dialog.dismiss()
-
-
-@pytest.fixture
-def dialogs() -> Dialogs:
-    return Dialogs()
-
-
-@pytest.fixture
-def page(browser, app_url, dialogs):
-    """A fresh Streamlit session in its own browser context, opened on the Inspect page."""
-    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
-    context.set_default_timeout(TIMEOUT_MS)
-    tab = context.new_page()
-    tab.on("dialog", dialogs)
-    tab.goto(app_url)
-    tab.wait_for_selector("[data-score]")
-    settle(tab)
-    yield tab
-    context.close()
-
-
-def screenshot(page, name: str) -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.mouse.move(0, 0)  # no hover toolbar or tooltip left over from the last click
-    page.screenshot(path=str(path))
-    return path
-
-
-def heading(page, text: str):
-    return page.locator("[data-testid=stHeading]", has_text=text)
-
-
-def word_scores(page) -> list[float]:
-    return [float(value) for value in page.locator("[data-score]").evaluate_all("s => s.map(e => e.dataset.score)")]
-
-
-def choose_sample(page, example_id: str) -> None:
-    picker = page.locator(".st-key-inspect-sample")
-    picker.click()
-    page.keyboard.type(example_id)
-    page.get_by_role("option", name=re.compile(re.escape(example_id))).first.click()
-
-
-def paste_record(page, record: dict) -> None:
-    page.locator("[data-testid=stExpander]", has_text="Paste JSON").locator("summary").click()
-    page.get_by_label("One example as JSON").fill(json.dumps(record))
-    page.get_by_role("button", name="Load JSON").click()
-
-
-def remove_detector(page, title: str) -> None:
-    page.locator("[data-testid=stSidebar]").get_by_role("button", name=f"Remove {title}").click()
-
-
-def open_dataset_page(page) -> None:
-    page.locator("[data-testid=stSidebarNav]").get_by_text("Browse a test set").click()
-    page.get_by_text(re.compile(r"\d+ of \d+ examples match the filters")).wait_for()
-    page.locator("[data-testid=stPlotlyChart]").first.wait_for()
-    settle(page)
-
-
 def test_inspect_page_opens_on_a_sample_with_word_highlights(page):
     first = load_samples()[0]
     heading(page, first.query).wait_for()
     scores = word_scores(page)
     assert scores and all(0.0 <= s <= 1.0 for s in scores)
     assert page.get_by_role("tab").all_inner_texts() == ["ROUGE-1", "Semantic alignment", "Side by side"]
+    # The most reliable detector's tab opens first, not ROUGE-1's.
+    assert page.get_by_role("tab", selected=True).inner_text() == "Semantic alignment"
     screenshot(page, "inspect")
 
 
@@ -161,16 +88,10 @@ def test_pasted_html_and_script_show_as_text_and_never_run(page, dialogs):
     screenshot(page, "inspect-hostile")
 
 
-def add_detector(page, title: str) -> None:
-    page.locator("[data-testid=stSidebar]").get_by_role("combobox").first.click()
-    page.get_by_role("option", name=title).click()
-    page.keyboard.press("Escape")
-
-
 def test_salience_opens_with_its_heatmap_from_shipped_results(page):
     add_detector(page, "Salience")
     page.get_by_role("tab", name="Salience").click()
-    page.get_by_text("Follow a word").wait_for()
+    page.get_by_text("Where each response sentence draws from").wait_for()
     settle(page)
     assert page.locator("[data-testid=stPlotlyChart]").count() >= 1
     screenshot(page, "inspect-salience")
@@ -234,35 +155,43 @@ def test_an_uploaded_file_with_bad_lines_lists_them_and_browses_the_rest(page):
     screenshot(page, "dataset-upload")
 
 
-def test_html_report_downloads_and_opens_offline(page, browser):
-    remove_detector(page, "Semantic alignment")
-    open_dataset_page(page)
-    page.get_by_role("tab", name="Export").click()
-    button = page.locator(".st-key-dataset-export_html").get_by_role("button", name="HTML report")
+def download_report(page, button, name: str) -> str:
+    """Click a "Download HTML report" button, keep the file in test-artifacts/, return its text."""
     with page.expect_download() as started:
         button.click()
     download = started.value
     assert download.suggested_filename.endswith(".html")
     ARTIFACTS.mkdir(exist_ok=True)
-    report = ARTIFACTS / "report.html"
+    report = ARTIFACTS / f"{name}.html"
     download.save_as(report)
-    text = report.read_text(encoding="utf-8")
-    assert text.startswith("<!doctype html>") and "Content-Security-Policy" in text
-    # Inlined plotly.js holds URLs in its code; what matters is the markup around the scripts.
-    assert all("src" not in attributes for attributes in re.findall(r"<script\b([^>]*)>", text))
-    markup = re.sub(r"<script\b[^>]*>.*?</script>", "", text, flags=re.DOTALL)
-    assert "<link" not in markup and not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", markup)
+    return report.read_text(encoding="utf-8")
 
+
+def opens_offline(browser, name: str) -> None:
+    """The saved report draws its verdict and highlights with the network off and asks for nothing."""
+    report = ARTIFACTS / f"{name}.html"
     offline = browser.new_context(viewport=VIEWPORT, offline=True)
     requests = []
     viewer = offline.new_page()
     viewer.on("request", lambda request: requests.append(request.url))
     viewer.goto(report.as_uri())
     viewer.wait_for_selector("[data-score]")
-    viewer.wait_for_selector(".plotly .main-svg")
-    viewer.screenshot(path=str(ARTIFACTS / "report.png"))
+    viewer.screenshot(path=str(ARTIFACTS / f"{name}.png"))
     offline.close()
     assert requests == [report.as_uri()]
+
+
+def test_html_report_downloads_and_opens_offline(page, browser):
+    remove_detector(page, "Semantic alignment")
+    open_dataset_page(page)
+    page.get_by_role("tab", name="Export").click()
+    button = page.locator(".st-key-dataset-export_html").get_by_role("button", name="Download HTML report")
+    text = download_report(page, button, "report")
+    assert text.startswith("<!doctype html>") and "Content-Security-Policy" in text
+    assert "<script" not in text and "<link" not in text
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", text)
+    assert len(text.encode("utf-8")) < 1_000_000
+    opens_offline(browser, "report")
 
 
 @pytest.mark.parametrize(

@@ -192,7 +192,8 @@ def confusion_html(counts: statistics.Confusion) -> str:
     )
     head = "".join(f'<th style="font-weight:normal">{name}</th>' for name in ("", "flagged", "not flagged"))
     head = f"<tr>{head}</tr>"
-    return f'<table style="border-collapse:separate;border-spacing:2px;font-size:0.85em">{head}{rows}</table>'
+    style = "border-collapse:separate;border-spacing:2px;font-size:0.85em;width:100%;table-layout:fixed"
+    return f'<table style="{style};overflow-wrap:anywhere">{head}{rows}</table>'
 
 
 def show_thresholds(
