@@ -97,9 +97,12 @@ def serve(folder: Path):
 
 
 def settle(page) -> None:
-    """Wait for Streamlit to finish the current run: no "Running…" status, no stale elements."""
+    """Wait for Streamlit to finish the current run: no "Running…" status, no stale elements,
+    no placeholder still waiting for its element."""
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=stStatusWidget]') && !document.querySelector('[data-stale=true]')"
+        "() => !document.querySelector('[data-testid=stStatusWidget]')"
+        " && !document.querySelector('[data-stale=true]')"
+        " && !document.querySelector('[data-testid=stSkeleton]')"
     )
 
 

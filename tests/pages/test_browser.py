@@ -102,8 +102,9 @@ def test_the_alignment_classifier_shades_the_sample_hallucination(page):
     choose_sample(page, "congestion-charging-hallucination")
     add_detector(page, "Alignment classifier")
     page.get_by_role("tab", name="Alignment classifier").click()
-    settle(page)
     panel = page.locator("[role=tabpanel]:visible")
+    panel.locator("[data-score]").first.wait_for()  # only the open tab is drawn: after its rerun
+    settle(page)
     scores = [float(v) for v in panel.locator("[data-score]").evaluate_all("s => s.map(e => e.dataset.score)")]
     assert scores and max(scores) > 0.5 > min(scores)
     screenshot(page, "inspect-alignment-classifier")
@@ -208,7 +209,7 @@ def test_each_pages_direct_url_on_a_fresh_server_shows_the_full_frame(browser, t
         tab.goto(f"{url}/{path}")
         heading(tab, heading_text).wait_for()
         sidebar = tab.locator("[data-testid=stSidebar]")
-        sidebar.get_by_text("Detectors").wait_for()
+        sidebar.get_by_text("Detectors", exact=True).wait_for()
         assert sidebar.get_by_role("button", name="Remove ROUGE-1").count() == 1
         settle(tab)
         assert not tab.locator("[data-testid=stException]").count()

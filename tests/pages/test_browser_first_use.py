@@ -197,6 +197,9 @@ def test_5_every_page_fits_1280_by_800(page):
     remove_detector(page, "Semantic alignment")
     open_dataset_page(page)
     screenshot(page, "page-dataset")
+    page.locator(".st-key-dataset-roc").evaluate("e => e.scrollIntoView({block: 'end'})")
+    screenshot(page, "page-dataset-roc")  # the README's picture: AUC table, ROC curve, thresholds
+    page.locator("[data-testid=stMain]").evaluate("main => main.scrollTo(0, 0)")
     for element in (page.locator("[data-testid=stTable]"), *page.locator("table:has([data-count])").all()):
         assert element.evaluate("e => e.scrollWidth <= e.parentElement.clientWidth + 1")
     page.locator(".st-key-slice").click()

@@ -212,27 +212,25 @@ def show_thresholds(
     def save() -> None:
         st.session_state[state.DATASET_THRESHOLDS][key] = st.session_state[widget]
 
-    controls, matrix = st.columns([1.3, 1])
-    with controls:
-        threshold = st.slider(
-            f"{report.method_title(method)}: threshold",
-            0.0,
-            1.0,
-            value=value,
-            step=0.01,
-            key=widget,
-            on_change=save,
-            help="An example counts as predicted error when its score is at or above the threshold. It starts at "
-            "the point of this dataset's ROC curve farthest above chance (Youden's J).",
-        )
-        counts = statistics.confusion(labels, scores, threshold)
-        rates = [
-            ("recall", counts.true_positive_rate),
-            ("FPR", counts.false_positive_rate),
-            ("precision", counts.precision),
-        ]
-        st.caption(" · ".join(f"{name} {'–' if v is None else f'{v:.2f}'}" for name, v in rates))
-    matrix.html(confusion_html(counts))
+    threshold = st.slider(
+        f"{report.method_title(method)}: threshold",
+        0.0,
+        1.0,
+        value=value,
+        step=0.01,
+        key=widget,
+        on_change=save,
+        help="An example counts as predicted error when its score is at or above the threshold. It starts at "
+        "the point of this dataset's ROC curve farthest above chance (Youden's J).",
+    )
+    counts = statistics.confusion(labels, scores, threshold)
+    rates = [
+        ("recall", counts.true_positive_rate),
+        ("FPR", counts.false_positive_rate),
+        ("precision", counts.precision),
+    ]
+    st.caption(" · ".join(f"{name} {'–' if v is None else f'{v:.2f}'}" for name, v in rates))
+    st.html(confusion_html(counts))
     st.plotly_chart(
         figures.score_distribution_figure(labels, scores, threshold, color=figures.method_color(method)),
         key=f"{state.DATASET_SPREAD}.{method}",
