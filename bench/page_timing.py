@@ -1,6 +1,7 @@
 """How long each page takes to render in a new session once everything is cached (headless Chromium).
 
     python bench/page_timing.py [--repeats 3] [--pages inspect,dataset,lab] [--width 1280 --height 800]
+                                [--checkout PATH]   # another checkout's app, e.g. a worktree of main: before/after
 
 Starts the real app on a free port with its own result cache, opens every page once to fill
 the caches (the dataset page's semantic alignment is scored in the background: that first
@@ -28,10 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.pages.browser import CHROMIUM, CHROMIUM_ARGS, serve, settle  # noqa: E402
+from tests.pages.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, serve, settle  # noqa: E402
 
 PAGES = {
-    # path: (title, selector of the main content, what a warm-up visit waits for besides it)
+    # path: (title, selector of the page's main content)
     "inspect": ("Inspect an example", "[data-score]"),
     "dataset": ("Browse a test set", "[data-testid=stPlotlyChart] .main-svg"),
     "lab": ("Error-injection lab", "[data-score]"),
@@ -65,13 +66,18 @@ def main(argv=None) -> int:
     parser.add_argument("--pages", default=",".join(PAGES))
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="the checkout whose app.py is served")
     args = parser.parse_args(argv)
     pages = [p.strip() for p in args.pages.split(",") if p.strip()]
     viewport = {"width": args.width, "height": args.height}
     from playwright.sync_api import sync_playwright
 
-    print(f"load average before: {os.getloadavg()}")
-    with tempfile.TemporaryDirectory() as folder, serve(Path(folder)) as url, sync_playwright() as playwright:
+    print(f"app of {args.checkout}; load average before: {os.getloadavg()}")
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        serve(Path(folder), args.checkout) as url,
+        sync_playwright() as playwright,
+    ):
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         for page_name in pages:
             warm = visit(browser, url, page_name, viewport)

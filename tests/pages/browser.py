@@ -63,8 +63,8 @@ def _wait_until_healthy(url: str, server: subprocess.Popen, log: Path) -> None:
 
 
 @contextlib.contextmanager
-def serve(folder: Path):
-    """The real app on a free localhost port, with its own empty result cache in `folder`."""
+def serve(folder: Path, checkout: Path = ROOT):
+    """The real app of `checkout` on a free localhost port, with its own empty result cache in `folder`."""
     port = _free_port()
     log = folder / "streamlit.log"
     env = dict(os.environ, EXPLORER_CACHE_DIR=str(folder / "cache"))
@@ -82,7 +82,7 @@ def serve(folder: Path):
         "false",
     ]
     with log.open("w") as output:
-        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(command, cwd=checkout, env=env, stdout=output, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_until_healthy(url, server, log)
