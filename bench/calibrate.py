@@ -41,7 +41,7 @@ def main(argv=None) -> int:
     fitted = dict(known.detectors)
     cache = ResultCache()
     print(f"{DATA.name}, {SPLIT} split: {len(examples)} examples")
-    header = f"{'detector':<26}{'error':<15}{'pos/neg':>9}{'dev AUC':>9}"
+    header = f"{'detector':<38}{'error':<15}{'pos/neg':>9}{'dev AUC':>9}"
     print(header + f"{'threshold':>11}{'unlikely <':>12}{'likely >=':>11}")
     for name in (m.strip() for m in args.methods.split(",") if m.strip()):
         started = time.perf_counter()
@@ -59,7 +59,7 @@ def main(argv=None) -> int:
                 else f"{'no verdict: does not rank errors higher':>34}"
             )
             print(
-                f"{detectors.spec(name).title:<26}{error_type:<15}{f'{fit.positives}/{fit.negatives}':>9}"
+                f"{detectors.spec(name).title:<38}{error_type:<15}{f'{fit.positives}/{fit.negatives}':>9}"
                 f"{fit.auc:>9.3f}{cuts}"
             )
         note = f", {failed} example(s) not scored" if failed else ""
