@@ -148,5 +148,5 @@ def open_dataset_page(page) -> None:
 
 def add_detector(page, title: str) -> None:
     page.locator("[data-testid=stSidebar]").get_by_role("combobox").first.click()
-    page.get_by_role("option", name=title).click()
+    page.get_by_role("option", name=title, exact=True).click()  # not "... (tuned matcher)"
     page.keyboard.press("Escape")

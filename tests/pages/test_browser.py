@@ -81,7 +81,8 @@ def test_pasted_html_and_script_show_as_text_and_never_run(page, dialogs):
     assert page.locator("img[src=x]").count() == 0
     assert not page.evaluate("[...document.scripts].some(s => s.textContent.includes('__pwned'))")
     assert page.locator("a[href^=javascript]").count() == 0
-    assert heading(page, HOSTILE).first.inner_text() == MARKDOWN_QUERY
+    # literal() breaks a bare link with an invisible word joiner (U+2060), so it shows as typed but is no link.
+    assert heading(page, HOSTILE).first.inner_text().replace("\u2060", "") == MARKDOWN_QUERY
     assert page.get_by_text(HOSTILE + " and " + HOSTILE_LINK, exact=True).count() >= 1
     page.locator("[data-score]").first.click()  # a click on highlighted hostile text runs nothing either
     assert page.evaluate("window.__pwned") is None and dialogs == []
