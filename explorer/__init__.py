@@ -5,3 +5,12 @@ Retrieval Augmented Generation for Controversial Topics" (arXiv 2403.08904).
 """
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """`explorer.inspect` and its result types, imported on first use (`import explorer` stays light)."""
+    if name in ("inspect", "Inspection", "Inspections"):
+        from explorer import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'explorer' has no attribute {name!r}")

@@ -10,10 +10,12 @@ from explorer.ui.frame import page_frame
 
 page_frame()
 
-st.title("Browse a test set")
-st.caption(
-    "Load a JSON Lines file of labelled examples to see how each detector separates errors from "
-    "error-free responses, where it fails, and which topics and perspectives go wrong most."
+st.title(
+    "Browse a test set",
+    anchor=False,
+    help="Load a JSON Lines file of labelled examples to see how each detector separates errors from error-free "
+    "responses, where it fails, and which topics and perspectives go wrong most. The view and the filters are "
+    "kept in the address bar: a reload or a shared link shows the same.",
 )
 
 chosen = source.choose_dataset()
@@ -26,11 +28,13 @@ if not methods:
     st.info("Choose at least one detector in the sidebar.")
     st.stop()
 
+content_key = fingerprint(loaded.examples)
+dataset_key = f"{dataset_name}@{content_key}"  # thresholds belong to this file and content
 scored = scores.dataset_scores(dataset_name, loaded.examples, methods)
 scores.show_scoring_status(scored, len(loaded.examples))
 results = scored.results
 full_frame = table.scores_frame(loaded.examples, results, methods).join(
-    source.trust_columns(fingerprint(loaded.examples), loaded.examples)
+    source.trust_columns(content_key, loaded.examples)
 )
 filters = evaluation.filter_sidebar(full_frame, methods)
 frame = table.apply_filters(full_frame, filters)
@@ -38,19 +42,22 @@ kept = set(frame.index)
 shown = [e for e in loaded.examples if e.id in kept]
 st.caption(f"{len(shown)} of {len(loaded.examples)} examples match the filters.")
 
-error_type, slice_name = evaluation.choose_view()
-
-evaluate_tab, examples_tab, summaries_tab, export_tab = st.tabs(["Evaluation", "Examples", "Summaries", "Export"])
-
-with evaluate_tab:
-    evaluation.show_evaluation(dataset_name, shown, results, methods, error_type, slice_name)
-
-with examples_tab:
-    examples.show_examples(dataset_name, loaded.examples, frame, shown, results, methods, error_type, slice_name)
-
-with summaries_tab:
-    examples.show_summaries(shown, results, methods)
-    phenomena.show_phenomena_table(fingerprint(shown), shown)
-
-with export_tab:
-    examples.show_export(dataset_name, frame, shown, results, methods)
+view = evaluation.choose_view(methods)
+# Only the open tab runs (on_change="rerun"); which one is open is kept in the URL.
+evaluate_tab, examples_tab, summaries_tab, export_tab = st.tabs(
+    ["Evaluation", "Examples", "Summaries", "Export"], key=state.DATASET_TAB, bind="query-params"
+)
+if evaluate_tab.open:
+    with evaluate_tab:
+        progress = {m: (scored.scored(m), len(loaded.examples)) for m in scored.jobs}
+        evaluation.show_evaluation(dataset_name, dataset_key, shown, results, methods, view, progress)
+if examples_tab.open:
+    with examples_tab:
+        examples.show_examples(dataset_name, dataset_key, loaded.examples, frame, shown, results, methods, view)
+if summaries_tab.open:
+    with summaries_tab:
+        examples.show_summaries(shown, results, methods)
+        phenomena.show_phenomena_table(fingerprint(shown), shown)
+if export_tab.open:
+    with export_tab:
+        examples.show_export(dataset_name, frame, shown, results, methods)

@@ -27,7 +27,10 @@ if not methods:
     st.stop()
 old, new, pending = lab.scores_for(before, example, methods)
 lab.show_pending(pending)
-st.subheader("Scores before and after", anchor=False)
+heading, download = st.columns([3, 1], vertical_alignment="bottom")
+heading.subheader("Scores before and after", anchor=False)
+with download:
+    lab.report_button(before, example, new)
 lab.show_changes(old, new, methods)
 st.subheader("Highlights", anchor=False)
 lab.show_highlights(before, example, old, new, methods)

@@ -79,6 +79,23 @@ def apply_synthetic(example: Example, error_type: str, pool: synthetic.SparePool
     return made
 
 
+def argument_changes(before: Example, after: Example) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """Arguments of `before` no longer in `after` (removed), and of `after` not in `before`
+    (added), as `(perspective, argument)` of their own example. Perspectives pair by name; an
+    argument moved to another perspective, or rewritten, is removed on one side and added on the other."""
+
+    def texts(example: Example) -> dict[tuple[str, str], list[tuple[int, int]]]:
+        found: dict[tuple[str, str], list[tuple[int, int]]] = {}
+        for p, a, text in example.arguments():
+            found.setdefault((example.perspectives[p].name, text), []).append((p, a))
+        return found
+
+    old, new = texts(before), texts(after)
+    removed = {ref for key, refs in old.items() for ref in refs[len(new.get(key, [])) :]}
+    added = {ref for key, refs in new.items() for ref in refs[len(old.get(key, [])) :]}
+    return removed, added
+
+
 def score_names(result: DetectorResult) -> dict[str, float]:
     """A result's example-level scores by display name."""
     scores = {"hallucination": result.hallucination, "coverage": result.coverage}

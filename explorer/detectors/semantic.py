@@ -150,3 +150,8 @@ class SemanticDetector(Detector):
 def alignment_of(result: DetectorResult, example: Example) -> Alignment:
     """The alignment a semantic result was computed from (stored in its details)."""
     return Alignment.from_dict(result.details["alignment"], example.response)
+
+
+def assessment_of(result: DetectorResult, example: Example) -> Assessment:
+    """The reading a semantic result was computed from, with the settings it recorded."""
+    return assess(alignment_of(result, example), Settings(**result.info["config"]["settings"]))

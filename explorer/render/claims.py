@@ -8,7 +8,7 @@ All user text goes through `html.escape`; styles are inline.
   argument(s) with the evidence span marked inside the argument (and the words the two
   share in bold), notes on framing, parts and repetition, and the other detectors' agreement;
 - `flags_html`: the matrix flags as sentences with their evidence;
-- `aggregation_html`: the response verdict by RefChecker's strict, soft and major rules;
+- `claim_verdict_html`: one verdict for the claims (RefChecker's strict rule), soft and major as details;
 - `trust_html`: the faithfulness and trust metrics (`explorer.evaluation.trust`) with the trust-trap rule.
 """
 
@@ -271,19 +271,31 @@ def flags_html(example: Example, assessment: Assessment) -> str:
     return f'<ul style="margin:0;padding-left:1.2em">{items}</ul>'
 
 
-def aggregation_html(assessment: Assessment) -> str:
-    """RefChecker's three response-level rules side by side."""
-    strict, major = assessment.aggregate("strict"), assessment.aggregate("major")
-    soft = assessment.aggregate("soft")
+def claim_verdict_html(assessment: Assessment) -> str:
+    """One verdict for the response's claims (supported only when every checked claim is:
+    RefChecker's strict rule), with the soft and major rules' figures as details."""
+    verdicts = [v for v in assessment.verdicts() if v != FRAMING]
+    unsupported = verdicts.count(UNSUPPORTED)
+    soft, major = assessment.aggregate("soft"), assessment.aggregate("major")
     framing = int(assessment.framing.sum())
-    left_out = f" \u00b7 {framing} framing claim{'s' if framing != 1 else ''} not counted" if framing else ""
+    left_out = f", {framing} framing claim{'s' if framing != 1 else ''} not checked" if framing else ""
+    if not verdicts:
+        color, background, _ = VERDICT_STYLES[FRAMING]
+        headline = "no claim to check"
+    elif unsupported:
+        color, background, _ = VERDICT_STYLES[UNSUPPORTED]
+        headline = f"{unsupported} of {len(verdicts)} claims unsupported"
+    else:
+        color, background, _ = VERDICT_STYLES[SUPPORTED]
+        headline = f"all {len(verdicts)} claims supported"
+    details = (
+        f"supported at \u2265 {assessment.settings.match:.2f}{left_out}. RefChecker's aggregation: strict "
+        f"{assessment.aggregate('strict')} \u00b7 soft {soft['supported']:.0%} supported \u00b7 major {major}"
+    )
     return (
-        '<div style="display:flex;gap:1.5em;flex-wrap:wrap;font-size:0.95em">'
-        f'<span title="supported only if every claim is"><b>strict</b> {html.escape(str(strict))}</span>'
-        f'<span title="share of claims per verdict"><b>soft</b> {soft["supported"]:.0%} supported, '
-        f"{soft['unsupported']:.0%} unsupported</span>"
-        f'<span title="most frequent verdict"><b>major</b> {html.escape(str(major))}</span>'
-        f'<span style="opacity:0.7">{len(assessment.checked)} checked claims{left_out}</span></div>'
+        f'<div data-claim-verdict="{"unsupported" if unsupported else "supported"}">'
+        f"{_pill(headline, color, background)} "
+        f'<span style="opacity:0.7;font-size:0.85em">{html.escape(details)}</span></div>'
     )
 
 

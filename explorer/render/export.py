@@ -1,11 +1,13 @@
 """Downloads: the scores table (CSV, Parquet) and a self-contained HTML report of one example.
 
-The HTML report is one file to mail to stakeholders: the example with each detector's word
-highlights (gold spans underlined), its scores as a table and a chart, and any heatmap a
-detector provides (`DetectorResult.details["heatmap"]`, see `figures.heatmap_figure`). It makes
-no network request: plotly.js is inlined once (`include_plotlyjs=True`, about 4.6 MB), styles
-are inline, and a Content-Security-Policy forbids loading anything from elsewhere. All user
-text is escaped (`render` and `html.escape`).
+The HTML report is one small file to mail to stakeholders: the verdict (with links to the
+sentence or argument responsible), every detector's scores against its threshold, the claims
+view, every detector's word highlights (gold spans underlined), a sentence-level map for a
+detector that gives a word map, and each detector's model and settings in words. Bars and maps
+are plain HTML, so there is no script at all (a sample example's report is ~60 KB, not the
+5 MB of an inlined plotly.js); a Content-Security-Policy forbids loading anything from
+elsewhere. All user text is escaped (`render` and `html.escape`). The app, the lab and
+`explorer.inspect` (notebooks) draw the same report.
 """
 
 from __future__ import annotations
@@ -13,33 +15,51 @@ from __future__ import annotations
 import csv
 import html
 import io
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
+from typing import Any
 
 import pandas as pd
-import plotly.graph_objects as go
 
 from explorer import detectors
 from explorer.data.example import Example
 from explorer.detectors.base import DetectorResult
+from explorer.detectors.ops import word_links
+from explorer.detectors.semantic import assessment_of
+from explorer.evaluation import verdict
+from explorer.evaluation.calibration import shipped
 from explorer.evaluation.report import method_title
-from explorer.render import figures, highlights
+from explorer.render import claims, highlights
+from explorer.render.verdict import highlight_marks, scores_html, verdict_html
+from explorer.text.claims import mean_word_scores
 
-# Inline scripts and styles only: the report works offline and cannot leak that it was opened.
-CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+# Nothing may load from elsewhere, and no script runs: the report works offline and cannot leak that it was opened.
+CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
+# Scoped to the report's own element, so the same fragment can sit inside a notebook page.
 _STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2rem auto;
-       max-width: 72rem; padding: 0 1.5rem; color: #1f2937; }
-h1 { font-size: 1.5rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #e5e7eb; padding-bottom: .3rem; }
-.facts { color: #4b5563; } .facts code { background: #f3f4f6; padding: 0 .3em; border-radius: 3px; }
-table.scores { border-collapse: collapse; margin: .5rem 0; }
-table.scores th, table.scores td { border: 1px solid #e5e7eb; padding: .3rem .7rem; text-align: right; }
-table.scores th:first-child, table.scores td:first-child { text-align: left; }
-.columns { display: grid; grid-template-columns: 1fr 1fr; gap: 1.5rem; }
-.meta { color: #6b7280; font-size: .85rem; }
-@media (max-width: 50rem) { .columns { grid-template-columns: 1fr; } }
+.rag-report { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; max-width: 72rem;
+              color: #1f2937; line-height: 1.45; }
+.rag-report h1 { font-size: 1.5rem; }
+.rag-report h2 { margin-top: 2rem; border-bottom: 1px solid #e5e7eb; padding-bottom: .3rem; font-size: 1.25rem; }
+.rag-report h3 { font-size: 1.05rem; }
+.rag-report .facts { color: #4b5563; }
+.rag-report .facts code { background: #f3f4f6; padding: 0 .3em; border-radius: 3px; }
+.rag-report .columns { display: grid; grid-template-columns: 1fr 1fr; gap: 1.5rem; }
+.rag-report .meta { color: #6b7280; font-size: .85rem; }
+.rag-report table.map { border-collapse: collapse; font-size: .8rem; }
+.rag-report table.map td, .rag-report table.map th { border: 1px solid #fff; padding: .15rem .35rem; }
+.rag-report table.map th { font-weight: normal; text-align: left; max-width: 22rem; }
+@media (max-width: 50rem) { .rag-report .columns { grid-template-columns: 1fr; } }
 """
+_PAGE_STYLE = "body { margin: 2rem auto; max-width: 72rem; padding: 0 1.5rem; }"
+
+
+def file_name(example: Example) -> str:
+    """A safe file name for `example`'s report: its id with anything but letters, digits, `-_.` replaced."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", example.id).strip("-.")
+    return f"{safe[:80] or 'example'}.html"
 
 
 # A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)`,
@@ -78,93 +98,154 @@ def _word_meanings(method: str) -> tuple[str, str]:
     return spec.response_word_meaning, spec.argument_word_meaning
 
 
-def _scores_table(results: Mapping[str, DetectorResult]) -> str:
-    perspectives = list(dict.fromkeys(p for r in results.values() for p in r.per_perspective))
-    header = ["detector", "hallucination", "coverage error"] + [f"coverage · {p}" for p in perspectives]
+def _setting_words(config: Mapping[str, Any], prefix: str = "") -> list[str]:
+    words = []
+    for key, value in config.items():
+        name = f"{prefix}{key}".replace("_", " ")
+        if isinstance(value, Mapping):
+            words += _setting_words(value, "" if key == "settings" else f"{name} ")  # "settings" names nothing
+        elif isinstance(value, bool):
+            words.append(f"{name} {'on' if value else 'off'}")
+        elif isinstance(value, (list, tuple)):
+            words.append(f"{name}: {len(value)} learned values")
+        elif isinstance(value, float):
+            words.append(f"{name} {value:.3g}")
+        else:
+            words.append(f"{name} {value}")
+    return words
+
+
+def settings_in_words(info: Mapping[str, Any]) -> str:
+    """What made a result, in a sentence: code version, model, settings."""
+    parts = [f"code version {info['version']}" if info.get("version") else "code version unknown"]
+    parts.append(f"model {info['model']}" if info.get("model") else "no model")
+    settings = _setting_words(info.get("config") or {})
+    parts.append("settings: " + ", ".join(settings) if settings else "no settings")
+    return "; ".join(parts) + "."
+
+
+def _sentence_map_html(example: Example, result: DetectorResult) -> str:
+    """The detector's word map by sentences (argument sentences x response sentences) as an HTML table."""
+    found = word_links.sentence_map(result, example)
+    if found is None or not found.values.size:
+        return ""
+    head = "".join(
+        f'<th title="{html.escape(example.response[s:e])}">S{j + 1}</th>' for j, (s, e) in enumerate(found.columns)
+    )
     rows = []
-    for method, result in results.items():
-        values = [result.hallucination, result.coverage] + [result.per_perspective.get(p) for p in perspectives]
-        cells = "".join(f"<td>{'' if v is None else f'{v:.3f}'}</td>" for v in values)
-        rows.append(f"<tr><td>{html.escape(method_title(method))}</td>{cells}</tr>")
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    return f'<table class="scores"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-
-
-def _info_line(result: DetectorResult) -> str:
-    info = result.info
-    parts = [f"version {info['version']}"] if info.get("version") else []
-    if info.get("model"):
-        parts.append(f"model {info['model']}")
-    if info.get("config"):
-        parts.append("config " + ", ".join(f"{k}={v}" for k, v in info["config"].items()))
-    return html.escape("; ".join(parts))
-
-
-class _Figures:
-    """Figures as HTML snippets; plotly.js goes into the first one only."""
-
-    def __init__(self) -> None:
-        self.first = True
-
-    def html(self, figure: go.Figure) -> str:
-        snippet = figure.to_html(
-            full_html=False,
-            include_plotlyjs=self.first,
-            config={"displaylogo": False, "responsive": True},
+    top = float(found.values.max()) or 1.0
+    for (p, a, start, end), values in zip(found.rows, found.values):
+        text = example.perspectives[p].arguments[a][start:end]
+        label = f"{example.perspectives[p].name} {a + 1}: {text[:70]}{'…' if len(text) > 70 else ''}"
+        cells = "".join(
+            f'<td style="background:{highlights.score_color(v / top)}" title="{v:.3f}">{v:.2f}</td>' for v in values
         )
-        self.first = False
-        return snippet
+        rows.append(f'<tr><th title="{html.escape(text)}">{html.escape(label)}</th>{cells}</tr>')
+    sentences = "".join(
+        f"<li>{html.escape(example.response[s:e])}</li>" for s, e in found.columns
+    )
+    return (
+        "<h3>Where each response sentence draws from</h3>"
+        '<p class="meta">Largest share of a response word\'s salience held by a word of the argument sentence '
+        "(rows) for the response sentence (columns S1, S2, …); darker = a stronger link.</p>"
+        f'<table class="map"><thead><tr><th></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        f'<details><summary class="meta">Response sentences</summary><ol>{sentences}</ol></details>'
+    )
 
 
-def example_html(example: Example, results: Mapping[str, DetectorResult], *, show_gold: bool = True) -> str:
-    """A standalone HTML page reporting `example` and every detector result in `results`."""
+def _claims_section(example: Example, result: DetectorResult | None, others: Mapping[str, DetectorResult]) -> list[str]:
+    if result is None or "alignment" not in result.details:
+        return []
+    assessment = assessment_of(result, example)
+    agreement = {
+        method_title(name): mean_word_scores(
+            assessment.alignment.claims, [(w.start, w.end, w.score) for w in other.response_words]
+        )
+        for name, other in others.items()
+        if name != result.detector
+    }
+    return [
+        "<h2>Claims</h2>",
+        claims.claim_verdict_html(assessment),
+        '<div class="columns"><div><h3>Response by claim</h3>',
+        claims.response_claims_html(example, assessment),
+        "</div><div><h3>Flags</h3>",
+        claims.flags_html(example, assessment),
+        "</div></div>",
+        "<h3>Claim by claim</h3>",
+        claims.claim_cards_html(example, assessment, agreement),
+    ]
+
+
+def example_fragment(
+    example: Example,
+    results: Mapping[str, DetectorResult],
+    *,
+    show_gold: bool = True,
+    heading: str = "",
+    changes: Sequence[str] = (),
+) -> str:
+    """The report of `example` and every detector result in `results`, as one `<div>` with its
+    own scoped style: the body of `example_html`, and what a notebook shows.
+
+    The verdict comes from `detectors.VERDICT_DETECTOR`'s result when `results` holds it.
+    `heading` and `changes` describe where the example came from (e.g. the lab's edits).
+    """
     titles = {method: method_title(method) for method in results}
     has_gold = show_gold and not example.labels.is_empty()
-    plots = _Figures()
     facts = [f"<code>{html.escape(example.id)}</code>"]
     if example.topic:
         facts.append(f"topic: {html.escape(example.topic)}")
     if not example.labels.is_empty():
         facts.append(f"gold labels: <b>{html.escape(example.labels.summary())}</b>")
-    parts = [
-        f"<h1>{html.escape(example.query)}</h1>",
-        f'<p class="facts">{" · ".join(facts)}</p>',
-    ]
+    parts = [f"<h1>{html.escape(example.query)}</h1>", f'<p class="facts">{" · ".join(facts)}</p>']
+    if heading:
+        parts.append(f"<p>{html.escape(heading)}</p>")
+    if changes:
+        parts.append("<ol>" + "".join(f"<li>{html.escape(change)}</li>" for change in changes) + "</ol>")
+    judge = results.get(detectors.VERDICT_DETECTOR)
+    found = verdict.verdicts(example, judge) if judge is not None else None
+    if found is not None:
+        parts += ["<h2>Verdict</h2>", verdict_html(example, found, titles[judge.detector])]
     if results:
-        parts += [
-            "<h2>Scores</h2>",
-            _scores_table(results),
-            plots.html(figures.example_scores_figure(results, titles)),
-        ]
+        parts += ["<h2>Scores</h2>", scores_html(results, verdict.thresholds(results), titles)]
     else:
         parts.append("<p>No detector results.</p>")
+    parts += _claims_section(example, judge, results)
+    marks = highlight_marks(found)
     for method, result in results.items():
         response_meaning, argument_meaning = _word_meanings(method)
+        response_mark, argument_mark = marks if method == detectors.VERDICT_DETECTOR else (None, None)
         parts += [
             f"<h2>{html.escape(titles[method])}</h2>",
-            f'<p class="meta">{_info_line(result)}</p>',
+            f'<p class="meta">{html.escape(settings_in_words(result.info))}</p>',
             highlights.legend_html(with_gold=has_gold),
             '<div class="columns"><div>',
             f"<h3>Response · hallucination {result.hallucination:.2f}</h3>",
-            highlights.response_html(example, result, response_meaning, show_gold=has_gold),
+            highlights.response_html(example, result, response_meaning, show_gold=has_gold, mark=response_mark),
             "</div><div>",
             f"<h3>Arguments · coverage error {result.coverage:.2f}</h3>",
-            highlights.arguments_html(example, result, argument_meaning, show_gold=has_gold),
+            highlights.arguments_html(example, result, argument_meaning, show_gold=has_gold, mark=argument_mark),
             "</div></div>",
+            _sentence_map_html(example, result),
         ]
-        heatmap = result.details.get("heatmap")
-        if heatmap:
-            parts.append(plots.html(figures.heatmap_figure(heatmap)))
+    calibrations = shipped()
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts.append(
-        f'<p class="meta">Made with the RAG Error Explorer on {generated}. Scores in [0, 1]: '
-        "higher means more likely an error (Chang et al. 2024, arXiv 2403.08904).</p>"
+        f'<p class="meta">Made with the RAG Error Explorer on {generated}. Scores in [0, 1]: higher means more '
+        "likely an error (Chang et al. 2024, arXiv 2403.08904). Thresholds and verdicts: each detector's score "
+        f"calibrated on {html.escape(calibrations.data or 'no data')} (Platt scaling).</p>"
     )
+    return f'<div class="rag-report"><style>{_STYLE}</style>{"".join(parts)}</div>'
+
+
+def example_html(example: Example, results: Mapping[str, DetectorResult], **options) -> str:
+    """A standalone HTML page (`example_fragment` in a document that loads nothing from elsewhere)."""
     return (
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(example.id)} · RAG Error Explorer</title><style>{_STYLE}</style></head>"
-        f"<body>{''.join(parts)}</body></html>\n"
+        f"<title>{html.escape(example.id)} · RAG Error Explorer</title><style>{_PAGE_STYLE}</style></head>"
+        f"<body>{example_fragment(example, results, **options)}</body></html>\n"
     )

@@ -18,8 +18,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from explorer import detectors
-from explorer.detectors.base import DetectorResult
-from explorer.evaluation.statistics import Confusion, RocCurve
+from explorer.evaluation.statistics import RocCurve
 from explorer.render import highlights
 
 _PALETTE = qualitative.Plotly
@@ -61,7 +60,9 @@ def roc_figure(
                 y=curve.tpr,
                 mode="lines+markers",
                 marker={"size": 4},
-                line={"color": method_color(method), "shape": "hv"},
+                # Straight segments through sklearn's points (not steps): every threshold's
+                # (FPR, TPR) lies on them, the operating point included.
+                line={"color": method_color(method)},
                 name=f"{label} (AUC {curve.auc:.3f})",
                 customdata=thresholds,
                 hovertemplate=label + "<br>threshold %{customdata:.3f}<br>FPR %{x:.2f}, TPR %{y:.2f}<extra></extra>",
@@ -87,36 +88,6 @@ def roc_figure(
         yaxis={"title": "true positive rate", "range": [-0.02, 1.02], "scaleanchor": "x", "scaleratio": 1},
         legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0},
         height=460,
-    )
-    return figure
-
-
-def confusion_figure(counts: Confusion, *, title: str = "") -> go.Figure:
-    """The 2x2 confusion matrix at a threshold, counts written in the cells."""
-    matrix = counts.matrix()
-    names = [["caught", "missed"], ["false alarms", "correctly passed"]]
-    text = [[f"{names[r][c]}<br><b>{matrix[r][c]}</b>" for c in range(2)] for r in range(2)]
-    figure = go.Figure(
-        go.Heatmap(
-            z=matrix,
-            x=["flagged", "not flagged"],
-            y=["gold error", "no error"],
-            text=text,
-            texttemplate="%{text}",
-            textfont={"size": 14},
-            colorscale="Blues",
-            showscale=False,
-            xgap=2,
-            ygap=2,
-            hovertemplate="%{y}, %{x}: %{z}<extra></extra>",
-        )
-    )
-    figure.update_layout(
-        **_LAYOUT,
-        title=title,
-        height=230,
-        xaxis={"side": "top", "tickangle": 0},
-        yaxis={"autorange": "reversed", "tickangle": 0},
     )
     return figure
 
@@ -208,65 +179,66 @@ def perspective_figure(summary: pd.DataFrame, methods: Sequence[str], titles: Ma
     return figure
 
 
-def example_scores_figure(results: Mapping[str, DetectorResult], titles: Mapping[str, str]) -> go.Figure:
-    """One example's scores: hallucination, coverage and per-perspective coverage, per detector."""
-    figure = go.Figure()
-    for method, result in results.items():
-        names = ["hallucination", "coverage error"] + [f"coverage · {_plain(p)}" for p in result.per_perspective]
-        values = [result.hallucination, result.coverage, *result.per_perspective.values()]
+def link_map_figure(
+    z: np.ndarray,
+    columns: Sequence[str],
+    rows: Sequence[str],
+    *,
+    column_text: Sequence[str] | None = None,
+    row_text: Sequence[str] | None = None,
+    title: str = "",
+    clickable: bool = False,
+) -> go.Figure:
+    """A map of links between argument pieces (rows) and response pieces (columns), e.g. a
+    detector's word map by sentences (`word_links.sentence_map`) or one block of it by words.
+
+    `columns` / `rows` are the short tick labels; `column_text` / `row_text` the full texts
+    shown on hover. `clickable` lays an invisible marker on every cell, so that a click selects
+    it (Plotly heatmaps cannot be selected; `st.plotly_chart(on_select=...)` reports the
+    marker's `x` = column and `y` = row). Labels are user text, shown as plain text.
+    """
+    z = np.asarray(z, dtype=float)
+    column_text = [_plain(t) for t in (column_text or columns)]
+    row_text = [_plain(t) for t in (row_text or rows)]
+    n_rows, n_columns = z.shape
+    hover = "%{customdata[0]}<br>→ %{customdata[1]}<br>strongest link %{customdata[2]:.3f}<extra></extra>"
+    cells = [[(row_text[r], column_text[c], z[r, c]) for c in range(n_columns)] for r in range(n_rows)]
+    figure = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(range(n_columns)),
+            y=list(range(n_rows)),
+            customdata=cells,
+            colorscale=highlights.COLORSCALE,
+            colorbar={"title": {"text": "share"}, "thickness": 12},
+            hovertemplate=hover,
+            hoverinfo="skip" if clickable else None,
+        )
+    )
+    if clickable:
         figure.add_trace(
-            go.Bar(
-                x=names,
-                y=values,
-                name=titles.get(method, method),
-                marker_color=method_color(method),
-                text=[f"{v:.2f}" for v in values],
-                textposition="outside",
-                hovertemplate="%{x}: %{y:.3f}<extra>" + titles.get(method, method) + "</extra>",
+            go.Scatter(
+                x=[c for r in range(n_rows) for c in range(n_columns)],
+                y=[r for r in range(n_rows) for c in range(n_columns)],
+                customdata=[cells[r][c] for r in range(n_rows) for c in range(n_columns)],
+                mode="markers",
+                marker={"size": 22, "symbol": "square", "opacity": 0.0},
+                hovertemplate=hover,
+                showlegend=False,
             )
         )
     figure.update_layout(
         **_LAYOUT,
-        barmode="group",
-        title="Error scores (0 = no sign of error, 1 = likely error)",
-        yaxis={"range": [0, 1.12]},
-        height=340,
-        legend={"orientation": "h", "y": -0.2},
-    )
-    return figure
-
-
-def heatmap_figure(heatmap: Mapping, row_groups: Sequence[str] | None = None) -> go.Figure:
-    """A detector's own heatmap from `DetectorResult.details["heatmap"]`.
-
-    The convention: `{"z": rows x columns of numbers, "x": column labels, "y": row labels,
-    "title": str (optional), "colorbar": str (optional)}`, e.g. salience of argument words
-    (rows) over response words (columns). `row_groups` names each row's group (e.g. its
-    argument); a line separates consecutive groups. Labels are user text, shown as plain text.
-    """
-    z = np.asarray(heatmap["z"], dtype=float)
-    x = [_plain(label) for label in heatmap.get("x", range(z.shape[1]))]
-    y = [_plain(label) for label in heatmap.get("y", range(z.shape[0]))]
-    figure = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=list(range(len(x))),
-            y=list(range(len(y))),
-            customdata=[[(y[r], x[c]) for c in range(len(x))] for r in range(len(y))],
-            colorscale=highlights.COLORSCALE,
-            colorbar={"title": {"text": _plain(heatmap.get("colorbar", ""))}},
-            hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
-        )
-    )
-    if row_groups is not None:
-        for row in range(1, len(row_groups)):
-            if row_groups[row] != row_groups[row - 1]:
-                figure.add_hline(y=row - 0.5, line={"color": "rgba(60,60,60,0.6)", "width": 1})
-    figure.update_layout(
-        **_LAYOUT,
-        title=_plain(heatmap.get("title", "")),
-        xaxis={"tickmode": "array", "tickvals": list(range(len(x))), "ticktext": x, "tickangle": -60},
-        yaxis={"tickmode": "array", "tickvals": list(range(len(y))), "ticktext": y, "autorange": "reversed"},
-        height=max(300, 18 * len(y) + 160),
+        title=_plain(title),
+        xaxis={"tickmode": "array", "tickvals": list(range(n_columns)), "ticktext": [_plain(c) for c in columns]},
+        yaxis={
+            "tickmode": "array",
+            "tickvals": list(range(n_rows)),
+            "ticktext": [_plain(r) for r in rows],
+            "autorange": "reversed",
+        },
+        height=max(240, 26 * n_rows + 110),
+        clickmode="event+select",
+        dragmode=False,
     )
     return figure

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from plotly.colors import sample_colorscale, unlabel_rgb
@@ -23,6 +23,8 @@ COLORSCALE = [[0.0, "rgb(255,237,160)"], [0.5, "rgb(253,141,60)"], [1.0, "rgb(22
 _DARK_TEXT_FROM = 0.3
 
 WordSpan = tuple[int, int, float]
+Mark = tuple[int, int, str]  # (start, end, HTML id): a stretch of text a link points at
+MARK_STYLE = "outline:2px solid #2563eb;outline-offset:2px;border-radius:3px;scroll-margin-top:5rem"
 
 
 @lru_cache(maxsize=1024)
@@ -36,8 +38,10 @@ def score_color(score: float, alpha: float = 0.9) -> str:
     return _color(round(min(max(score, 0.0), 1.0), 3), alpha)
 
 
-def _cuts(text: str, words: Sequence[WordSpan], gold: Sequence[Span]) -> list[int]:
+def _cuts(text: str, words: Sequence[WordSpan], gold: Sequence[Span], mark: Mark | None) -> list[int]:
     points = {0, len(text)}
+    if mark is not None:
+        points.update(mark[:2])
     for start, end, _ in words:
         points.update((start, end))
     for start, end in gold:
@@ -45,17 +49,22 @@ def _cuts(text: str, words: Sequence[WordSpan], gold: Sequence[Span]) -> list[in
     return sorted(p for p in points if 0 <= p <= len(text))
 
 
-def highlight(text: str, words: Sequence[WordSpan], *, gold: Sequence[Span] = (), meaning: str = "") -> str:
+def highlight(
+    text: str, words: Sequence[WordSpan], *, gold: Sequence[Span] = (), meaning: str = "", mark: Mark | None = None
+) -> str:
     """`text` as escaped HTML, each scored word shaded by its score, gold spans underlined.
 
     `words` are `(start, end, score)` character spans; hovering a word shows its score and
-    `meaning` (what a score of 1 says for this detector and side).
+    `meaning` (what a score of 1 says for this detector and side). `mark` outlines a stretch
+    and gives it an HTML id, the target of a link (e.g. from the verdict).
     """
     ordered = sorted(words)
     starts = [start for start, _, _ in ordered]
     parts = []
-    cuts = _cuts(text, words, gold)
+    cuts = _cuts(text, words, gold, mark)
     for left, right in zip(cuts, cuts[1:]):
+        if mark is not None and left == mark[0]:
+            parts.append(f'<span id="{html.escape(mark[2])}" style="{MARK_STYLE}">')
         piece = html.escape(text[left:right])
         index = bisect.bisect_right(starts, left) - 1
         word = ordered[index] if index >= 0 and right <= ordered[index][1] else None
@@ -78,13 +87,17 @@ def highlight(text: str, words: Sequence[WordSpan], *, gold: Sequence[Span] = ()
             parts.append(f'<span style="{";".join(style)}"{attributes}>{piece}</span>')
         else:
             parts.append(piece)
+        if mark is not None and right == mark[1]:
+            parts.append("</span>")
     return f'<div style="white-space:pre-wrap;line-height:1.9">{"".join(parts)}</div>'
 
 
-def response_html(example: Example, result: DetectorResult, meaning: str, *, show_gold: bool = False) -> str:
+def response_html(
+    example: Example, result: DetectorResult, meaning: str, *, show_gold: bool = False, mark: Mark | None = None
+) -> str:
     words = [(w.start, w.end, w.score) for w in result.response_words]
     gold = example.labels.hallucinated_spans if show_gold else ()
-    return highlight(example.response, words, gold=gold, meaning=meaning)
+    return highlight(example.response, words, gold=gold, meaning=meaning, mark=mark)
 
 
 def _gold_argument_spans(example: Example, perspective: int, argument: int) -> tuple[Span, ...]:
@@ -96,8 +109,19 @@ def _gold_argument_spans(example: Example, perspective: int, argument: int) -> t
     return tuple(spans)
 
 
-def arguments_html(example: Example, result: DetectorResult, meaning: str, *, show_gold: bool = False) -> str:
-    """Each perspective with its coverage error score, then its arguments highlighted."""
+def arguments_html(
+    example: Example,
+    result: DetectorResult,
+    meaning: str,
+    *,
+    show_gold: bool = False,
+    mark: tuple[int, int, str] | None = None,
+    tags: Mapping[tuple[int, int], tuple[str, str]] | None = None,
+) -> str:
+    """Each perspective with its coverage error score, then its arguments highlighted;
+    `mark = (perspective, argument, HTML id)` outlines one argument, the target of a link;
+    `tags[(perspective, argument)] = (label, color)` frames an argument and names it (e.g. the
+    lab's "removed" and "added")."""
     blocks = []
     for p, perspective in enumerate(example.perspectives):
         score = result.per_perspective.get(perspective.name)
@@ -106,7 +130,18 @@ def arguments_html(example: Example, result: DetectorResult, meaning: str, *, sh
         for a, argument in enumerate(perspective.arguments):
             words = [(w.start, w.end, w.score) for w in result.argument_word_scores(p, a)]
             gold = _gold_argument_spans(example, p, a) if show_gold else ()
-            items.append(f"<li>{highlight(argument, words, gold=gold, meaning=meaning)}</li>")
+            styles, attributes, tag = [], "", ""
+            if mark is not None and mark[:2] == (p, a):
+                styles.append(MARK_STYLE)
+                attributes += f' id="{html.escape(mark[2])}"'
+            if tags and (p, a) in tags:
+                label, color = tags[(p, a)]
+                styles.append(f"border-left:4px solid {color};padding-left:0.4em")
+                attributes += f' data-tag="{html.escape(label)}"'
+                tag = f'<span style="color:{color};font-weight:600;font-size:0.85em">{html.escape(label)}: </span>'
+            if styles:
+                attributes += f' style="{";".join(styles)}"'
+            items.append(f"<li{attributes}>{tag}{highlight(argument, words, gold=gold, meaning=meaning)}</li>")
         blocks.append(
             f'<div style="margin-bottom:0.6em"><b>{html.escape(perspective.name)}</b>{badge}'
             f'<ol style="margin:0.2em 0 0 0">{"".join(items)}</ol></div>'

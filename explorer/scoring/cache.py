@@ -28,6 +28,9 @@ import logging
 import os
 import re
 import tempfile
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -41,9 +44,23 @@ _SEED_KEY = re.compile(r'\{"key": "([0-9a-f]{64})"')
 log = logging.getLogger(__name__)
 
 
+# A detector's info is fixed once it is built; working it out (e.g. a model's package version)
+# for every example of a dataset cost as much as reading the results.
+_IDENTITIES: weakref.WeakKeyDictionary[Detector, str] = weakref.WeakKeyDictionary()
+# Results read back are kept in memory, shared read-only (`DetectorResult` is frozen): a page
+# that shows a dataset reads hundreds of them on every run.
+MEMORY_ENTRIES = 2048
+
+
+def _identity(detector: Detector) -> str:
+    identity = _IDENTITIES.get(detector)
+    if identity is None:
+        identity = _IDENTITIES[detector] = json.dumps(detector.info(), sort_keys=True, ensure_ascii=False)
+    return identity
+
+
 def result_key(detector: Detector, example: Example) -> str:
-    identity = json.dumps(detector.info(), sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(f"{identity}\n{example.content_hash()}".encode()).hexdigest()
+    return hashlib.sha256(f"{_identity(detector)}\n{example.content_hash()}".encode()).hexdigest()
 
 
 class ResultCache:
@@ -52,6 +69,8 @@ class ResultCache:
         self._seed_paths = sorted(SHIPPED_SCORES.glob("*.jsonl*")) if seeds is None else list(seeds)
         self._seeds: dict[str, str] | None = None
         self._warned: set[str] = set()
+        self._memory: OrderedDict[str, DetectorResult] = OrderedDict()
+        self._lock = threading.Lock()
 
     def _path(self, detector: Detector, key: str) -> Path:
         return self.directory / detector.name / key[:2] / f"{key}.json"
@@ -73,6 +92,16 @@ class ResultCache:
 
     def get(self, detector: Detector, example: Example) -> DetectorResult | None:
         key = result_key(detector, example)
+        with self._lock:
+            if key in self._memory:
+                self._memory.move_to_end(key)
+                return self._memory[key]
+        result = self._read(detector, example, key)
+        if result is not None:
+            self._remember(key, result)
+        return result
+
+    def _read(self, detector: Detector, example: Example, key: str) -> DetectorResult | None:
         path = self._path(detector, key)
         try:
             data = path.read_bytes()
@@ -116,6 +145,13 @@ class ResultCache:
             f"ignoring the cached result {path or 'in a seed bundle'} ({problem}); it is computed again "
             "(further unusable entries are recomputed without a warning)",
         )
+
+    def _remember(self, key: str, result: DetectorResult) -> None:
+        with self._lock:
+            self._memory[key] = result
+            self._memory.move_to_end(key)
+            while len(self._memory) > MEMORY_ENTRIES:
+                self._memory.popitem(last=False)
 
     def put(self, detector: Detector, example: Example, result: DetectorResult) -> None:
         """Store `result`; a cache that cannot be written only loses the result (logged once)."""

@@ -46,7 +46,7 @@ def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> Non
         f"repetition at \u2265 {settings.repetition:.2f} between claims. Both thresholds were chosen on the "
         "sample data's train split."
     )
-    st.html(claims.aggregation_html(assessment))
+    st.html(claims.claim_verdict_html(assessment))
     matrix, findings = st.columns([3, 2])
     with matrix:
         st.plotly_chart(claim_figures.coverage_matrix(example, assessment), width="stretch", key=state.CLAIMS_MATRIX)
@@ -71,5 +71,7 @@ def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> Non
         for name, result in results.items()
         if name != SEMANTIC
     }
-    with st.expander("Claim by claim: evidence and agreement", expanded=False):
-        st.html(claims.claim_cards_html(example, assessment, others))
+    cards = st.expander("Claim by claim: evidence and agreement", key=state.CLAIMS_CARDS, on_change="rerun")
+    if cards.open:  # built only when opened
+        with cards:
+            st.html(claims.claim_cards_html(example, assessment, others))

@@ -116,24 +116,29 @@ def paste_box(prefix: str) -> None:
         st.error(literal(message))
 
 
-def sample_picker(prefix: str) -> None:
-    """A select box over the shipped samples that loads the chosen example into the editor."""
-    sample_select(_k(prefix, "sample"), lambda example: load_into_editor(prefix, example))
+def sample_picker(prefix: str, shown: Example | None = None) -> None:
+    """A select box over the shipped samples that loads the chosen example into the editor; it
+    names `shown` when that is an unedited sample, and nothing otherwise."""
+    sample_select(_k(prefix, "sample"), lambda example: load_into_editor(prefix, example), shown)
 
 
-def sample_select(key: str, on_pick: Callable[[Example], None]) -> None:
+def sample_select(key: str, on_pick: Callable[[Example], None], shown: Example | None = None) -> None:
     """A select box over the shipped samples that hands the chosen example to `on_pick` (a callback:
-    it runs before the page reruns); clearing the box picks nothing."""
+    it runs before the page reruns); clearing the box picks nothing. It names `shown` when that
+    is an unedited sample, and nothing otherwise (never "pick a sample" while one is shown)."""
     samples = sample_examples()
     if not samples:
         st.info("No sample data found.")
         return
     by_id = {example.id: example for example in samples}
+    if shown is not None:
+        same = by_id.get(shown.id)
+        st.session_state[key] = shown.id if same is not None and same.content_hash() == shown.content_hash() else None
     st.selectbox(
         "Sample example",
         list(by_id),
         index=None,
-        placeholder="Choose a sample…",
+        placeholder="Pick a sample example…",
         format_func=lambda example_id: picker_label(by_id[example_id]),
         key=key,
         on_change=lambda: on_pick(by_id[st.session_state[key]]) if st.session_state[key] else None,

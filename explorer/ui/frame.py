@@ -15,8 +15,11 @@ from explorer.ui import state
 
 TITLE = "RAG Error Explorer"
 ICON = "🔎"
+# Streamlit's default top padding (6rem) pushes the verdict off a 800 px high screen.
+COMPACT = "<style>[data-testid=stMainBlockContainer] { padding-top: 2.5rem; }</style>"
 
 
 def page_frame() -> None:
     st.set_page_config(page_title=TITLE, page_icon=ICON, layout="wide")
+    st.html(COMPACT)  # only a style: Streamlit applies it without drawing an element
     state.sidebar()

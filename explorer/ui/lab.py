@@ -22,7 +22,7 @@ from explorer.data.samples import SAMPLE_DIR
 from explorer.detectors import DetectorResult
 from explorer.render import highlights
 from explorer.scoring.jobs import Job
-from explorer.ui import editor, results, state
+from explorer.ui import editor, results, state, verdict
 
 SOURCES = ("Sample", "Inspect page's example", "Paste JSON")
 # Choices that name an argument or perspective of the example: stale once it changes.
@@ -80,8 +80,11 @@ def choose_example() -> Example | None:
     """Source controls (a sample, the Inspect page's example, pasted JSON); the lab's example."""
     session = st.session_state
     source = st.radio("Start from", SOURCES, horizontal=True, key=state.LAB_SOURCE)
+    samples = state.sample_examples()
+    if state.LAB_BEFORE not in session and samples:
+        load(samples[0])
     if source == SOURCES[0]:
-        editor.sample_select(state.LAB_SAMPLE, load)
+        editor.sample_select(state.LAB_SAMPLE, load, session.get(state.LAB_BEFORE))
     elif source == SOURCES[1]:
         current = session.get(state.CURRENT_EXAMPLE)
         if current is None:
@@ -102,9 +105,6 @@ def choose_example() -> Example | None:
                 session[state.LAB_PROBLEM] = "; ".join(str(e) for e in invalid.errors)
 
         st.button("Load JSON", key=state.LAB_PASTE_LOAD, on_click=load_pasted)
-    samples = state.sample_examples()
-    if state.LAB_BEFORE not in session and samples:
-        load(samples[0])
     return session.get(state.LAB_AFTER)
 
 
@@ -258,6 +258,9 @@ def show_changes(before: dict[str, DetectorResult], after: dict[str, DetectorRes
     st.caption("Error scores in [0, 1]; change = after - before (red: more likely an error after the edits).")
 
 
+REMOVED, ADDED = ("removed", "#b91c1c"), ("added", "#15803d")
+
+
 def show_highlights(
     before_example: Example,
     after_example: Example,
@@ -265,26 +268,45 @@ def show_highlights(
     after: dict[str, DetectorResult],
     methods: Sequence[str],
 ) -> None:
+    """Per detector, before and after side by side (response over arguments on each side); an
+    argument the edits removed is framed on the before side, one they added on the after side."""
     shown = [m for m in methods if m in before or m in after]
     if not shown:
         return
     show_gold = st.toggle("Overlay gold labels", key=state.LAB_SHOW_GOLD)
     st.html(highlights.legend_html(with_gold=show_gold))
-    for tab, name in zip(st.tabs([detectors.spec(m).title for m in shown]), shown):
+    removed, added = edits.argument_changes(before_example, after_example)
+    tags = {"Before": {ref: REMOVED for ref in removed}, "After": {ref: ADDED for ref in added}}
+    tabs = st.tabs([detectors.spec(m).title for m in shown], key=state.LAB_TAB, on_change="rerun")
+    for tab, name in zip(tabs, shown):
+        if not tab.open:  # only the open tab is drawn
+            continue
         meanings = detectors.spec(name)
         with tab:
-            for side, example, found in (("Before", before_example, before), ("After", after_example, after)):
-                st.markdown(f"**{side}** · {example.labels.summary()}")
-                result = found.get(name)
-                if result is None:
-                    st.caption("not scored yet")
-                    continue
-                response, arguments = st.columns(2)
-                response.markdown(f"Response · hallucination {result.hallucination:.2f}")
-                response.html(
-                    highlights.response_html(example, result, meanings.response_word_meaning, show_gold=show_gold)
-                )
-                arguments.markdown(f"Arguments · coverage error {result.coverage:.2f}")
-                arguments.html(
-                    highlights.arguments_html(example, result, meanings.argument_word_meaning, show_gold=show_gold)
-                )
+            sides = (("Before", before_example, before), ("After", after_example, after))
+            for column, (side, example, found) in zip(st.columns(2, gap="medium"), sides):
+                with column:
+                    st.markdown(f"**{side}** · {example.labels.summary()}")
+                    result = found.get(name)
+                    if result is None:
+                        st.caption("not scored yet")
+                        continue
+                    st.markdown(f"Response · hallucination {result.hallucination:.2f}")
+                    st.html(
+                        highlights.response_html(example, result, meanings.response_word_meaning, show_gold=show_gold)
+                    )
+                    st.markdown(f"Arguments · coverage error {result.coverage:.2f}")
+                    st.html(
+                        highlights.arguments_html(
+                            example, result, meanings.argument_word_meaning, show_gold=show_gold, tags=tags[side]
+                        )
+                    )
+
+
+def report_button(before_example: Example, after_example: Example, after: dict[str, DetectorResult]) -> None:
+    """The after example's HTML report, headed by what the lab changed."""
+    done = st.session_state.get(state.LAB_EDITS, [])
+    heading = f"Made in the error-injection lab from {before_example.id}" + (
+        " by these edits:" if done else " (no edits)."
+    )
+    verdict.report_button(after_example, after, key=state.LAB_REPORT, changes=done, heading=heading)

@@ -1,9 +1,12 @@
-"""Named datasets and deep links: `?dataset=<name>&example=<id>` reopens an example.
+"""Named datasets and deep links: `?dataset=<name>&example=<id>` reopens an example, and
+`?shared=<token>` reopens a pasted or edited one.
 
 A dataset is named by its file in the shipped samples (`explorer/resources/samples/`, e.g.
 `examples.jsonl`) or, for a file the user uploaded in this session, `upload:<file name>`.
 Uploads live in the session only, so a link to one works in the session that uploaded it;
-links to sample files work anywhere.
+links to sample files work anywhere. An example that is in no named dataset as shown (pasted,
+or edited) travels in the link itself (`explorer.data.share`: compressed JSON), so a reload or
+a link sent to someone restores it.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import NoReturn
 
 import streamlit as st
 
+from explorer.data import share
 from explorer.data.example import Example
 from explorer.data.jsonl import LoadResult, parse_jsonl
 from explorer.data.samples import SAMPLE_DIR, SAMPLE_EXAMPLES
@@ -20,6 +24,8 @@ from explorer.ui.text import literal
 
 UPLOAD_PREFIX = "upload:"
 INSPECT_PAGE = "pages/inspect.py"
+# Query parameters of the Inspect page.
+DATASET_PARAM, EXAMPLE_PARAM, SHARED_PARAM = "dataset", "example", "shared"
 
 
 @st.cache_data(show_spinner=False)
@@ -61,12 +67,30 @@ def open_in_inspect(example: Example, dataset: str) -> NoReturn:
     session[state.SHOW_GOLD] = True
     session[state.LINKED_DATASET] = dataset
     session[state.APPLIED_LINK] = (dataset, example.id)
-    st.switch_page(INSPECT_PAGE, query_params={"dataset": dataset, "example": example.id})
+    st.switch_page(INSPECT_PAGE, query_params={DATASET_PARAM: dataset, EXAMPLE_PARAM: example.id})
+
+
+def _show(example: Example, dataset: str | None) -> None:
+    st.session_state[state.CURRENT_EXAMPLE] = example
+    st.session_state[state.SHOW_GOLD] = not example.labels.is_empty()
+    st.session_state[state.LINKED_DATASET] = dataset
+    editor.load_into_editor(state.INSPECT_PREFIX, example)
 
 
 def apply_example_link() -> None:
-    """On the Inspect page, before the editor is drawn: load the example the URL names, once."""
-    dataset, example_id = st.query_params.get("dataset"), st.query_params.get("example")
+    """On the Inspect page, before the editor is drawn: load the example the URL names or holds, once."""
+    params = st.query_params
+    token = params.get(SHARED_PARAM)
+    if token:
+        if st.session_state.get(state.APPLIED_LINK) == (SHARED_PARAM, token):
+            return
+        st.session_state[state.APPLIED_LINK] = (SHARED_PARAM, token)
+        try:
+            _show(share.decode(token), None)
+        except share.BadToken as error:
+            st.warning(f"The link's example cannot be read: {literal(str(error))}")
+        return
+    dataset, example_id = params.get(DATASET_PARAM), params.get(EXAMPLE_PARAM)
     if not dataset or not example_id or st.session_state.get(state.APPLIED_LINK) == (dataset, example_id):
         return
     st.session_state[state.APPLIED_LINK] = (dataset, example_id)
@@ -78,22 +102,35 @@ def apply_example_link() -> None:
     if example is None:
         st.warning(f"There is no example {literal(repr(example_id))} in {literal(dataset)}.")
         return
-    st.session_state[state.CURRENT_EXAMPLE] = example
-    st.session_state[state.SHOW_GOLD] = not example.labels.is_empty()
-    st.session_state[state.LINKED_DATASET] = dataset
-    editor.load_into_editor(state.INSPECT_PREFIX, example)
+    _show(example, dataset)
 
 
-def sync_example_link(example: Example) -> None:
-    """Point the URL at `example` while it is unedited from a named dataset, else drop the link."""
+def named_original(example: Example) -> str | None:
+    """The dataset holding `example` unedited (the linked one first, then the samples), or None."""
     for dataset in dict.fromkeys([st.session_state.get(state.LINKED_DATASET), SAMPLE_EXAMPLES.name]):
         loaded = load_dataset(dataset) if dataset else None
         original = next((e for e in loaded.examples if e.id == example.id), None) if loaded else None
         if original is not None and original.content_hash() == example.content_hash():
-            if st.query_params.get("dataset") != dataset or st.query_params.get("example") != example.id:
-                st.query_params.update({"dataset": dataset, "example": example.id})
-            st.session_state[state.APPLIED_LINK] = (dataset, example.id)
-            return
-    for key in ("dataset", "example"):
-        if key in st.query_params:
-            del st.query_params[key]
+            return dataset
+    return None
+
+
+def sync_example_link(example: Example) -> bool:
+    """Point the URL at `example`: by name while it is unedited from a named dataset, else the
+    example itself (`?shared=`). False when it is too long for a link (the URL then names nothing)."""
+    params = st.query_params
+    dataset = named_original(example)
+    if dataset is not None:
+        wanted = {DATASET_PARAM: dataset, EXAMPLE_PARAM: example.id}
+        applied = (dataset, example.id)
+    else:
+        token = share.encode(example)
+        wanted = {SHARED_PARAM: token} if len(token) <= share.MAX_TOKEN_LENGTH else {}
+        applied = (SHARED_PARAM, token)
+    for key in (DATASET_PARAM, EXAMPLE_PARAM, SHARED_PARAM):
+        if key in params and key not in wanted:
+            del params[key]
+    if any(params.get(key) != value for key, value in wanted.items()):
+        params.update(wanted)
+    st.session_state[state.APPLIED_LINK] = applied
+    return bool(wanted)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import pandas as pd
 import streamlit as st
 
 from explorer import detectors
@@ -92,43 +91,28 @@ def _job_progress(jobs: dict[str, Job]) -> None:
         st.progress(job.fraction, text=f"{detectors.spec(name).title}: computing ({job.done}/{job.total or '?'}{eta})")
 
 
-def scores_frame(example: Example, results: dict[str, DetectorResult]) -> pd.DataFrame:
-    rows = []
-    for name, result in results.items():
-        row = {
-            "detector": detectors.spec(name).title,
-            "hallucination": result.hallucination,
-            "coverage": result.coverage,
-        }
-        row.update({f"coverage · {p}": v for p, v in result.per_perspective.items()})
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("detector") if rows else pd.DataFrame()
-
-
-def show_scores(example: Example, results: dict[str, DetectorResult]) -> None:
-    frame = scores_frame(example, results)
-    if frame.empty:
-        return
-    st.dataframe(
-        frame,
-        width="stretch",
-        column_config={
-            column: st.column_config.ProgressColumn(column, min_value=0.0, max_value=1.0, format="%.3f")
-            for column in frame.columns
-        },
-    )
-    st.caption("Error scores in [0, 1]: higher means more likely a hallucination / a dropped argument.")
-
-
-def show_highlights(example: Example, name: str, result: DetectorResult, *, show_gold: bool) -> None:
+def show_highlights(
+    example: Example, name: str, result: DetectorResult, *, show_gold: bool, marks=(None, None)
+) -> None:
+    """Response and arguments side by side, words shaded; `marks` outline the verdict's pieces
+    (`render.verdict.highlight_marks`) so that its links land on them."""
     spec = detectors.spec(name)
+    response_mark, argument_mark = marks
     left, right = st.columns(2)
     with left:
         st.markdown(f"**Response** · hallucination {result.hallucination:.2f}")
-        st.html(highlights.response_html(example, result, spec.response_word_meaning, show_gold=show_gold))
+        st.html(
+            highlights.response_html(
+                example, result, spec.response_word_meaning, show_gold=show_gold, mark=response_mark
+            )
+        )
     with right:
         st.markdown(f"**Arguments** · coverage error {result.coverage:.2f}")
-        st.html(highlights.arguments_html(example, result, spec.argument_word_meaning, show_gold=show_gold))
+        st.html(
+            highlights.arguments_html(
+                example, result, spec.argument_word_meaning, show_gold=show_gold, mark=argument_mark
+            )
+        )
 
 
 def show_legend(*, with_gold: bool) -> None:

@@ -24,15 +24,31 @@ METHODS = "methods"
 MODEL = "model"
 SHOW_GOLD = "show_gold"
 INSPECT_PREFIX = "inspect"  # the Inspect page's editor keys; other pages load examples into it
+INSPECT_REPORT = "inspect.report"
+INSPECT_TAB = "detector"  # bound to the URL: the query parameter naming the open detector tab
 
 # Browse a test set
 DATASET_SOURCE = "dataset.source"
 DATASET_SOURCE_WIDGET = "dataset.source_widget"
 DATASET_UPLOADER = "dataset.uploader"
-DATASET_THRESHOLDS = "dataset.thresholds"
-DATASET_ERROR_TYPE = "dataset.error_type"
-DATASET_SLICE = "dataset.slice"
-DATASET_FAILURE_METHOD = "dataset.failure_method"
+DATASET_THRESHOLDS = "dataset.thresholds"  # {(dataset fingerprint, method, error type, slice): threshold}
+DATASET_THRESHOLD = "dataset.threshold"  # + "." + dataset fingerprint, method, error type, slice: the slider
+# Widgets bound to the URL (`bind="query-params"`): the key is the query parameter's name, so
+# the view and filters survive a trip to Inspect and back, a reload and a shared link.
+DATASET_ERROR_TYPE = "error"
+DATASET_SLICE = "slice"
+DATASET_FAILURE_METHOD = "failures"
+DATASET_TAB = "tab"
+DATASET_FILTER_SPLIT = "split"
+DATASET_FILTER_TOPIC = "topic"
+DATASET_FILTER_KIND = "kind"
+DATASET_FILTER_GOLD = "gold"
+DATASET_FILTER_AMBIGUOUS = "ambiguous"
+DATASET_FILTER_SCORE_COLUMN = "score_of"
+DATASET_FILTER_SCORE_RANGE = "score_range"
+DATASET_FILTER_TRUST_TRAPS = "traps"
+DATASET_SORT = "sort"
+DATASET_SORT_DESCENDING = "descending"
 DATASET_STARTED_JOBS = "dataset.started_jobs"
 DATASET_PAUSED_JOBS = "dataset.paused_jobs"
 DATASET_TABLE = "dataset.table"
@@ -41,27 +57,15 @@ DATASET_CHOSEN_EXAMPLE = "dataset.example"
 DATASET_LINK_SEEN = "dataset.link_seen"
 DATASET_GIVEN_SCORES = "dataset.given_scores"
 DATASET_SCORES_PROBLEM = "dataset.scores_problem"
-DATASET_AUC_TABLE = "dataset.auc_table"
 DATASET_EXAMPLE_HTML = "dataset.example_html"
 DATASET_EXPORT_EXAMPLE = "dataset.export_example"
 DATASET_EXPORT_HTML = "dataset.export_html"
-DATASET_FILTER_AMBIGUOUS = "dataset.filter.ambiguous"
-DATASET_FILTER_GOLD = "dataset.filter.gold"
-DATASET_FILTER_KIND = "dataset.filter.kind"
-DATASET_FILTER_SCORE_COLUMN = "dataset.filter.score_column"
-DATASET_FILTER_SCORE_RANGE = "dataset.filter.score_range"
-DATASET_FILTER_SPLIT = "dataset.filter.split"
-DATASET_FILTER_TOPIC = "dataset.filter.topic"
-DATASET_FILTER_TRUST_TRAPS = "dataset.filter.trust_traps"
 DATASET_OPEN_CHOSEN = "dataset.open_chosen"
 DATASET_PERSP_FIGURE = "dataset.persp_figure"
 DATASET_PERSPECTIVES = "dataset.perspectives"
 DATASET_ROC = "dataset.roc"
-DATASET_SORT = "dataset.sort"
-DATASET_SORT_DESCENDING = "dataset.sort_descending"
 DATASET_TOPIC_FIGURE = "dataset.topic_figure"
 DATASET_TOPICS = "dataset.topics"
-DATASET_CONFUSION = "dataset.confusion"  # + "." + method or id
 DATASET_OPEN = "dataset.open"  # + "." + method or id
 DATASET_RESUME = "dataset.resume"  # + "." + method or id
 DATASET_SPREAD = "dataset.spread"  # + "." + method or id
@@ -95,6 +99,8 @@ LAB_RESPOND = "lab.respond"
 LAB_SYNTHETIC_COVERAGE = "lab.synthetic_coverage"
 LAB_SYNTHETIC_HALLUCINATION = "lab.synthetic_hallucination"
 LAB_USE_CURRENT = "lab.use_current"
+LAB_REPORT = "lab.report"
+LAB_TAB = "lab.tab"
 
 # Links and uploads
 UPLOADS = "uploaded_datasets"
@@ -107,6 +113,11 @@ SIDEBAR_MODEL = "sidebar.model"
 
 # Claim view
 CLAIMS_MATRIX = "claims.matrix"
+CLAIMS_CARDS = "claims.cards"
+
+# A detector's word map on Inspect: WORD_MAP + "." + page prefix and detector + "." + part.
+WORD_MAP = "word_map"
+WORD_MAP_PARTS = ("cell", "response_word", "argument_word", "block")
 
 # The detectors that answer in well under a second per example; model-based ones are opt-in
 # because they compute in the background.
@@ -151,8 +162,13 @@ def sidebar() -> None:
             format_func=lambda name: detectors.spec(name).title,
             key=SIDEBAR_METHODS,
             on_change=lambda: state.__setitem__(METHODS, state[SIDEBAR_METHODS]),
-            help="\n\n".join(f"**{detectors.spec(n).title}**: {detectors.spec(n).summary}" for n in detectors.names()),
+            help="Which detectors score the example. What each one reads: *About the detectors* below.",
         )
+        # A tooltip with every summary ran past the bottom of a 800 px screen.
+        with st.expander("About the detectors"):
+            st.markdown(
+                "\n\n".join(f"**{detectors.spec(n).title}**: {detectors.spec(n).summary}" for n in detectors.names())
+            )
         if any(detectors.spec(name).uses_model for name in detectors.names()):
             st.text_input(
                 "Language model",

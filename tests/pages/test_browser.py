@@ -9,199 +9,35 @@ page go to `test-artifacts/`.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from explorer.data.samples import load_samples
 from tests.bad_inputs.corpus import CASES
+from tests.pages.browser import (
+    ARTIFACTS,
+    TIMEOUT_MS,
+    VIEWPORT,
+    add_detector,
+    choose_sample,
+    heading,
+    open_dataset_page,
+    paste_record,
+    remove_detector,
+    screenshot,
+    serve,
+    settle,
+    word_scores,
+)
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-# Without the background-networking flags chromium keeps dialling Google services, and each
-# refused connection is logged.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-VIEWPORT = {"width": 1400, "height": 900}
-# First runs load the sentence encoder and score on two shared cores: generous, since each wait
-# ends as soon as its element appears.
-TIMEOUT_MS = 120_000
-STARTUP_SECONDS = 90
 
 HOSTILE = "<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=1;alert('img')\">"
 HOSTILE_LINK = "[click me](javascript:window.__pwned=1)"
 # Markdown a header would render: math between dollars, emphasis, a link.
 MARKDOWN_QUERY = f"{HOSTILE_LINK} Is a $15 *minimum* wage better than $12? {HOSTILE}"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _wait_until_healthy(url: str, server: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"the app exited with code {server.returncode}:\n{log.read_text(errors='replace')}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                if answer.read() == b"ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.25)  # polling a server that is starting: nothing on a page to wait on yet
-    pytest.fail(f"the app did not answer within {STARTUP_SECONDS} s:\n{log.read_text(errors='replace')}")
-
-
-@contextlib.contextmanager
-def serve(folder: Path):
-    """The real app on a free localhost port, with its own empty result cache in `folder`."""
-    port = _free_port()
-    log = folder / "streamlit.log"
-    env = dict(os.environ, EXPLORER_CACHE_DIR=str(folder / "cache"))
-    command = [
-        str(Path(sys.executable).with_name("streamlit")),
-        "run",
-        "app.py",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
-    with log.open("w") as output:
-        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_healthy(url, server, log)
-        yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("browser-app")) as url:
-        yield url
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip(
-            f"no chromium at {CHROMIUM}: `make test` installs Debian's chromium when run as root or with "
-            "password-less sudo (apt-get install chromium); set CHROMIUM to use another build"
-        )
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the `test` extra")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-class Dialogs(list):
-    """Every JavaScript dialog (alert, confirm, prompt) a page opened, dismissed at once."""
-
-    def __call__(self, dialog) -> None:
-        self.append(dialog.message)
-        dialog.dismiss()
-
-
-@pytest.fixture
-def dialogs() -> Dialogs:
-    return Dialogs()
-
-
-@pytest.fixture
-def page(browser, app_url, dialogs):
-    """A fresh Streamlit session in its own browser context, opened on the Inspect page."""
-    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
-    context.set_default_timeout(TIMEOUT_MS)
-    tab = context.new_page()
-    tab.on("dialog", dialogs)
-    tab.goto(app_url)
-    tab.wait_for_selector("[data-score]")
-    settle(tab)
-    yield tab
-    context.close()
-
-
-def settle(page) -> None:
-    """Wait for Streamlit to finish the current run: no "Running…" status, no stale elements."""
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=stStatusWidget]') && !document.querySelector('[data-stale=true]')"
-    )
-
-
-def screenshot(page, name: str) -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.mouse.move(0, 0)  # no hover toolbar or tooltip left over from the last click
-    page.screenshot(path=str(path))
-    return path
-
-
-def heading(page, text: str):
-    return page.locator("[data-testid=stHeading]", has_text=text)
-
-
-def word_scores(page) -> list[float]:
-    return [float(value) for value in page.locator("[data-score]").evaluate_all("s => s.map(e => e.dataset.score)")]
-
-
-def choose_sample(page, example_id: str) -> None:
-    picker = page.locator(".st-key-inspect-sample")
-    picker.click()
-    page.keyboard.type(example_id)
-    page.get_by_role("option", name=re.compile(re.escape(example_id))).first.click()
-
-
-def paste_record(page, record: dict) -> None:
-    page.locator("[data-testid=stExpander]", has_text="Paste JSON").locator("summary").click()
-    page.get_by_label("One example as JSON").fill(json.dumps(record))
-    page.get_by_role("button", name="Load JSON").click()
-
-
-def remove_detector(page, title: str) -> None:
-    page.locator("[data-testid=stSidebar]").get_by_role("button", name=f"Remove {title}").click()
-
-
-def open_dataset_page(page) -> None:
-    page.locator("[data-testid=stSidebarNav]").get_by_text("Browse a test set").click()
-    page.get_by_text(re.compile(r"\d+ of \d+ examples match the filters")).wait_for()
-    page.locator("[data-testid=stPlotlyChart]").first.wait_for()
-    settle(page)
 
 
 def test_inspect_page_opens_on_a_sample_with_word_highlights(page):
@@ -210,6 +46,8 @@ def test_inspect_page_opens_on_a_sample_with_word_highlights(page):
     scores = word_scores(page)
     assert scores and all(0.0 <= s <= 1.0 for s in scores)
     assert page.get_by_role("tab").all_inner_texts() == ["ROUGE-1", "Semantic alignment", "Side by side"]
+    # The most reliable detector's tab opens first, not ROUGE-1's.
+    assert page.get_by_role("tab", selected=True).inner_text() == "Semantic alignment"
     screenshot(page, "inspect")
 
 
@@ -243,23 +81,18 @@ def test_pasted_html_and_script_show_as_text_and_never_run(page, dialogs):
     assert page.locator("img[src=x]").count() == 0
     assert not page.evaluate("[...document.scripts].some(s => s.textContent.includes('__pwned'))")
     assert page.locator("a[href^=javascript]").count() == 0
-    assert heading(page, HOSTILE).first.inner_text() == MARKDOWN_QUERY
+    # literal() breaks a bare link with an invisible word joiner (U+2060), so it shows as typed but is no link.
+    assert heading(page, HOSTILE).first.inner_text().replace("\u2060", "") == MARKDOWN_QUERY
     assert page.get_by_text(HOSTILE + " and " + HOSTILE_LINK, exact=True).count() >= 1
     page.locator("[data-score]").first.click()  # a click on highlighted hostile text runs nothing either
     assert page.evaluate("window.__pwned") is None and dialogs == []
     screenshot(page, "inspect-hostile")
 
 
-def add_detector(page, title: str) -> None:
-    page.locator("[data-testid=stSidebar]").get_by_role("combobox").first.click()
-    page.get_by_role("option", name=title, exact=True).click()
-    page.keyboard.press("Escape")
-
-
 def test_salience_opens_with_its_heatmap_from_shipped_results(page):
     add_detector(page, "Salience")
     page.get_by_role("tab", name="Salience").click()
-    page.get_by_text("Follow a word").wait_for()
+    page.get_by_text("Where each response sentence draws from").wait_for()
     settle(page)
     assert page.locator("[data-testid=stPlotlyChart]").count() >= 1
     screenshot(page, "inspect-salience")
@@ -270,8 +103,9 @@ def test_the_alignment_classifier_shades_the_sample_hallucination(page):
     choose_sample(page, "congestion-charging-hallucination")
     add_detector(page, "Alignment classifier")
     page.get_by_role("tab", name="Alignment classifier").click()
-    settle(page)
     panel = page.locator("[role=tabpanel]:visible")
+    panel.locator("[data-score]").first.wait_for()  # only the open tab is drawn: after its rerun
+    settle(page)
     scores = [float(v) for v in panel.locator("[data-score]").evaluate_all("s => s.map(e => e.dataset.score)")]
     assert scores and max(scores) > 0.5 > min(scores)
     screenshot(page, "inspect-alignment-classifier")
@@ -323,35 +157,43 @@ def test_an_uploaded_file_with_bad_lines_lists_them_and_browses_the_rest(page):
     screenshot(page, "dataset-upload")
 
 
-def test_html_report_downloads_and_opens_offline(page, browser):
-    remove_detector(page, "Semantic alignment")
-    open_dataset_page(page)
-    page.get_by_role("tab", name="Export").click()
-    button = page.locator(".st-key-dataset-export_html").get_by_role("button", name="HTML report")
+def download_report(page, button, name: str) -> str:
+    """Click a "Download HTML report" button, keep the file in test-artifacts/, return its text."""
     with page.expect_download() as started:
         button.click()
     download = started.value
     assert download.suggested_filename.endswith(".html")
     ARTIFACTS.mkdir(exist_ok=True)
-    report = ARTIFACTS / "report.html"
+    report = ARTIFACTS / f"{name}.html"
     download.save_as(report)
-    text = report.read_text(encoding="utf-8")
-    assert text.startswith("<!doctype html>") and "Content-Security-Policy" in text
-    # Inlined plotly.js holds URLs in its code; what matters is the markup around the scripts.
-    assert all("src" not in attributes for attributes in re.findall(r"<script\b([^>]*)>", text))
-    markup = re.sub(r"<script\b[^>]*>.*?</script>", "", text, flags=re.DOTALL)
-    assert "<link" not in markup and not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", markup)
+    return report.read_text(encoding="utf-8")
 
+
+def opens_offline(browser, name: str) -> None:
+    """The saved report draws its verdict and highlights with the network off and asks for nothing."""
+    report = ARTIFACTS / f"{name}.html"
     offline = browser.new_context(viewport=VIEWPORT, offline=True)
     requests = []
     viewer = offline.new_page()
     viewer.on("request", lambda request: requests.append(request.url))
     viewer.goto(report.as_uri())
     viewer.wait_for_selector("[data-score]")
-    viewer.wait_for_selector(".plotly .main-svg")
-    viewer.screenshot(path=str(ARTIFACTS / "report.png"))
+    viewer.screenshot(path=str(ARTIFACTS / f"{name}.png"))
     offline.close()
     assert requests == [report.as_uri()]
+
+
+def test_html_report_downloads_and_opens_offline(page, browser):
+    remove_detector(page, "Semantic alignment")
+    open_dataset_page(page)
+    page.get_by_role("tab", name="Export").click()
+    button = page.locator(".st-key-dataset-export_html").get_by_role("button", name="Download HTML report")
+    text = download_report(page, button, "report")
+    assert text.startswith("<!doctype html>") and "Content-Security-Policy" in text
+    assert "<script" not in text and "<link" not in text
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", text)
+    assert len(text.encode("utf-8")) < 1_000_000
+    opens_offline(browser, "report")
 
 
 @pytest.mark.parametrize(
@@ -368,7 +210,7 @@ def test_each_pages_direct_url_on_a_fresh_server_shows_the_full_frame(browser, t
         tab.goto(f"{url}/{path}")
         heading(tab, heading_text).wait_for()
         sidebar = tab.locator("[data-testid=stSidebar]")
-        sidebar.get_by_text("Detectors").wait_for()
+        sidebar.get_by_text("Detectors", exact=True).wait_for()
         assert sidebar.get_by_role("button", name="Remove ROUGE-1").count() == 1
         settle(tab)
         assert not tab.locator("[data-testid=stException]").count()

@@ -5,6 +5,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer.ui import state
 from tests.helpers import ROOT
 
 APP = str(ROOT / "app.py")
@@ -30,8 +31,13 @@ def figures(at) -> list[str]:
 def test_claim_view_and_trust_metrics_show_for_the_opening_sample(app):
     assert [s.value for s in app.subheader][-2:] == ["Claims", "Faithfulness and trust"]
     body = html_bodies(app)
-    assert "<b>strict</b>" in body and "<b>soft</b>" in body and "<b>major</b>" in body
-    assert 'data-claim="0"' in body and "data-claim-card=" in body
+    # One claim verdict, RefChecker's three rules as its details.
+    assert 'data-claim-verdict="supported"' in body and "all 9 claims supported" in body
+    assert "strict supported" in body and "soft 100% supported" in body and "major supported" in body
+    assert 'data-claim="0"' in body and "data-claim-card=" not in body  # the cards are built when opened
+    app.session_state[state.CLAIMS_CARDS] = True
+    app.run()
+    assert "data-claim-card=" in html_bodies(app)
     assert "K-F1++" in body and "trust trap" in body
     (spec,) = figures(app)
     heatmap = json.loads(spec)["data"][0]

@@ -73,8 +73,20 @@ def app(monkeypatch):
 
 
 def frame_in_tab(at, tab: str):
-    """The first table in a tab (AppTest does not expose a dataframe's key)."""
-    return next(t for t in at.tabs if t.label == tab).dataframe[0].value
+    """The first table in a tab (AppTest does not expose a dataframe's key): the examples table,
+    or the AUC table of the Evaluation tab. Only the open tab is drawn, so the tab is opened
+    first, as a click would."""
+    if at.session_state[state.DATASET_TAB] != tab:
+        at.session_state[state.DATASET_TAB] = tab
+        at.run()
+    opened = next(t for t in at.tabs if t.label == tab)
+    return (opened.table if tab == "Evaluation" else opened.dataframe)[0].value
+
+
+def threshold_slider(at, method: str, error_type: str = "hallucination", slice_name: str = "full_organic"):
+    """The threshold slider of `method` on the dataset shown (its key names the dataset's fingerprint)."""
+    suffix = f".{method}.{error_type}.{slice_name}"
+    return next(s for s in at.slider if s.key.startswith(state.DATASET_THRESHOLD + ".") and s.key.endswith(suffix))
 
 
 def table_ids(at) -> list[str]:
@@ -118,6 +130,7 @@ def test_filters_narrow_the_table_and_the_evaluation(app):
 
 
 def test_sorting_by_any_column(app):
+    frame_in_tab(app, "Examples")
     app.selectbox(key=state.DATASET_SORT).set_value("other.hallucination").run()
     shown = frame_in_tab(app, "Examples")["other.hallucination"].tolist()
     assert shown == sorted(shown) and set(table_ids(app)[:2]) == {"tax-c", "zoo-clean"}  # both 0.10
@@ -128,11 +141,12 @@ def test_sorting_by_any_column(app):
 
 
 def test_threshold_slider_sets_the_confusion_and_the_failures(app):
-    slider = app.slider(key="dataset.threshold.scripted.hallucination.full_organic")
+    frame_in_tab(app, "Evaluation")
+    slider = threshold_slider(app, "scripted")
     # Youden's J for scripted: flag at 0.8 (TPR 1/2, FPR 0) vs at 0.4 (TPR 1, FPR 1/3); both J = 1/2.
     assert slider.value in (0.8, 0.4)
     slider.set_value(0.42).run()
-    assert any("recall 0.50 · false positive rate 0.33" in c.value for c in app.caption)
+    assert any("recall 0.50 · FPR 0.33" in c.value for c in app.caption)
     app.selectbox(key=state.DATASET_FAILURE_METHOD).set_value("scripted").run()
     failure_keys = {b.key for b in app.button if b.key and b.key.startswith("dataset.open.")}
     assert failure_keys == {"dataset.open.false negative.zoo-h", "dataset.open.false positive.zoo-clean"}
@@ -142,7 +156,7 @@ def test_threshold_slider_sets_the_confusion_and_the_failures(app):
 
 
 def test_a_failure_opens_in_inspect_with_gold_overlaid(app):
-    app.slider(key="dataset.threshold.scripted.hallucination.full_organic").set_value(0.42).run()
+    threshold_slider(app, "scripted").set_value(0.42).run()
     app.selectbox(key=state.DATASET_FAILURE_METHOD).set_value("scripted").run()
     app.button(key="dataset.open.false negative.zoo-h").click().run()
     assert not app.exception
@@ -209,8 +223,8 @@ def test_bad_lines_are_listed_and_unlabelled_data_still_browses(monkeypatch):
     assert not at.exception
     assert any("3 problem(s) in the file" in e.label for e in at.expander)  # one line, three fields
     assert "line 4: query: is required" in at.code[0].value
-    assert len(table_ids(at)) == 3
     assert any("no examples; no ROC curve to draw" in i.value for i in at.info)
+    assert len(table_ids(at)) == 3
 
 
 def test_model_based_detector_scores_in_the_background(monkeypatch):
@@ -224,6 +238,8 @@ def test_model_based_detector_scores_in_the_background(monkeypatch):
     assert not at.exception
     try:
         assert any("Slow scripted: 0 of 8" in p.proto.text for p in at.get("progress"))  # the page did not wait
+        aucs = next(t for t in at.tabs if t.label == "Evaluation").table[0].value
+        assert aucs.loc["Full organic", "Slow scripted"] == "scoring, 0 of 8"  # not "no positives"
     finally:
         SlowScriptedDetector.gate.set()
     deadline = time.monotonic() + 90  # generous: CI machines are slow and shared
@@ -263,8 +279,56 @@ def test_trust_metrics_are_columns_and_trust_traps_filter(monkeypatch):
 
 
 def test_summaries_show_the_phenomena_table_per_source(app):
+    app.session_state[state.DATASET_TAB] = "Summaries"  # only the open tab is drawn
+    app.run()
     summaries = next(t for t in app.tabs if t.label == "Summaries")
     table = summaries.dataframe[-1].value
     assert list(table.index) == ["organic"]
     # Each response is one sentence: "Response of ...: taxes reduce sugar consumption."
     assert table.loc["organic", "responses"] == 8 and table.loc["organic", "% short"] == 100.0
+
+
+def test_thresholds_belong_to_the_dataset_and_a_new_one_starts_from_its_own_optimum(app):
+    frame_in_tab(app, "Evaluation")
+    threshold_slider(app, "scripted").set_value(0.05).run()  # flags everything on this dataset
+    # A second file whose scripted scores sit much higher: its slider starts at its own Youden point.
+    shifted = records()
+    for record in shifted:
+        record["response"] += " Also new."  # other examples (the scripted detector's scores ride along)
+        mine = record["scripted"]["scripted"]
+        mine["hallucination"] = min(1.0, mine["hallucination"] + 0.5)
+    second_file = ("second.jsonl", upload_bytes(shifted), "application/jsonl")
+    app.file_uploader(key=state.DATASET_UPLOADER).set_value(second_file).run()
+    assert app.selectbox(key=state.DATASET_SOURCE_WIDGET).value == f"{links.UPLOAD_PREFIX}second.jsonl"
+    second = threshold_slider(app, "scripted").value
+    assert second in (0.9, 1.0) and not any("recall 1.00 · FPR 1.00" in c.value for c in app.caption)
+    # Back on the first file, its own threshold is kept.
+    app.selectbox(key=state.DATASET_SOURCE_WIDGET).set_value(UPLOAD).run()
+    assert threshold_slider(app, "scripted").value == 0.05
+
+
+def test_the_view_and_filters_survive_a_trip_to_inspect_and_back(app):
+    app.radio(key=state.DATASET_ERROR_TYPE).set_value("coverage").run()
+    app.selectbox(key=state.DATASET_SLICE).set_value("full_organic").run()
+    app.selectbox(key=state.DATASET_FAILURE_METHOD).set_value("scripted").run()
+    app.multiselect(key=state.DATASET_FILTER_TOPIC).set_value(["Zoos", "Sugar tax"]).run()
+    frame_in_tab(app, "Evaluation")
+    threshold_slider(app, "scripted", "coverage").set_value(0.75).run()  # misses zoo-c (0.70)
+    app.button(key="dataset.open.false negative.zoo-c").click().run()
+    assert app.subheader[0].value == "Question about Zoos?"
+    app.switch_page("pages/dataset.py").run()
+    assert not app.exception
+    assert app.radio(key=state.DATASET_ERROR_TYPE).value == "coverage"
+    assert app.selectbox(key=state.DATASET_SLICE).value == "full_organic"
+    assert app.selectbox(key=state.DATASET_FAILURE_METHOD).value == "scripted"
+    assert app.multiselect(key=state.DATASET_FILTER_TOPIC).value == ["Zoos", "Sugar tax"]
+    assert threshold_slider(app, "scripted", "coverage").value == 0.75
+
+
+def test_a_slice_without_synthetic_errors_points_to_the_file_that_has_them():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[state.METHODS] = ["rouge"]
+    at.run()
+    at.switch_page("pages/dataset.py").run()
+    at.selectbox(key=state.DATASET_SLICE).set_value("unparaphrased_synthetic").run()
+    assert any("The sample file synthetic.jsonl holds the paper's synthetic errors" in i.value for i in at.info)

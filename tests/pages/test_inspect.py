@@ -5,7 +5,10 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer.data import share
+from explorer.data.jsonl import parse_example
 from explorer.data.samples import load_samples
+from explorer.ui import links
 from explorer.ui.text import literal
 from tests.helpers import ROOT
 
@@ -30,11 +33,43 @@ def paste(at, record) -> None:
     at.button(key="inspect.paste_load").click().run()
 
 
-def test_opens_on_a_sample_with_scores_and_highlights(app):
+def test_opens_on_a_sample_with_a_verdict_scores_and_highlights(app):
     first = load_samples()[0]
     assert app.subheader[0].value == first.query
-    assert "data-score=" in html_bodies(app)
-    assert len(app.dataframe) == 1
+    body = html_bodies(app)
+    assert "data-score=" in body
+    # One verdict per error type, from the verdict detector's calibrated score: the clean
+    # sample is judged error-free, and each chosen detector's scores come with their verdicts.
+    assert 'data-error-type="hallucination"' in body and 'data-error-type="coverage"' in body
+    verdict_block = body[body.index('data-error-type="hallucination"') :]
+    assert verdict_block.count('data-verdict="unlikely"') >= 2
+    assert 'data-score-of="rouge.hallucination"' in body and 'data-score-of="semantic.coverage"' in body
+    assert app.selectbox(key="inspect.sample").value == first.id  # the picker names the sample shown
+
+
+def test_a_link_holding_an_example_restores_it(record):
+    shown = parse_example(record).replace(response="Taxes reduce sugar consumption. Nothing else is said here.")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params[links.SHARED_PARAM] = share.encode(shown)
+    at.run()
+    assert not at.exception
+    assert at.subheader[0].value == shown.query
+    assert at.text_area(key="inspect.response").value == shown.response
+    assert at.selectbox(key="inspect.sample").value is None  # not a sample
+
+
+def test_a_broken_link_says_why_and_shows_the_sample():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params[links.SHARED_PARAM] = share.encode(load_samples()[1])[:-40]
+    at.run()
+    assert any("The link's example cannot be read: the compressed example is cut short" in w.value for w in at.warning)
+    assert at.subheader[0].value == load_samples()[0].query
+
+
+def test_a_pasted_example_goes_into_the_url(app, record):
+    paste(app, record)
+    assert share.decode(app.query_params[links.SHARED_PARAM]) == parse_example(record)
+    assert links.EXAMPLE_PARAM not in app.query_params
 
 
 def test_picking_a_sample_shows_it(app):

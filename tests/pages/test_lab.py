@@ -35,6 +35,7 @@ def test_opens_on_the_first_sample_with_scores_before_and_after(app):
     first = load_samples()[0]
     assert app.title[0].value == "Error-injection lab"
     assert app.session_state[state.LAB_BEFORE].id == first.id
+    assert app.selectbox(key=state.LAB_SAMPLE).value == first.id  # the picker names the sample shown
     rouge = changes(app)[("ROUGE-1", "hallucination")]
     assert rouge[0] == rouge[1] and rouge[2] == 0
     assert "data-score=" in html_bodies(app)
@@ -49,6 +50,8 @@ def test_dropping_an_argument_the_response_states_raises_rouge_hallucination(app
     first = load_samples()[0]
     assert len(app.session_state[state.LAB_AFTER].perspectives[0].arguments) == len(first.perspectives[0].arguments) - 1
     assert app.session_state[state.LAB_EDITS] == [f"dropped pro 1: {first.perspectives[0].arguments[0][:90]}…"]
+    # The dropped argument is framed as removed on the before side, beside the after side.
+    assert html_bodies(app).count('data-tag="removed"') == 1
 
 
 def test_adding_an_argument_the_response_misses_raises_rouge_coverage(app):

@@ -1,4 +1,7 @@
-"""Salience on the Inspect page (AppTest): shipped results open at once with every view."""
+"""Salience on the Inspect page (AppTest): shipped results open at once, by sentences, with clickable words."""
+
+import json
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -8,12 +11,14 @@ from explorer.ui import state
 from tests.helpers import ROOT
 
 APP = str(ROOT / "app.py")
+KEY = f"{state.WORD_MAP}.{state.INSPECT_PREFIX}.salience"
 
 
 @pytest.fixture
 def app():
     at = AppTest.from_file(APP, default_timeout=120)
     at.session_state[state.METHODS] = ["rouge", "salience"]
+    at.session_state[state.INSPECT_TAB] = "Salience"  # as a click on its tab
     at.run()
     assert not at.exception
     return at
@@ -23,19 +28,29 @@ def html_bodies(at) -> str:
     return "\n".join(element.proto.body for element in at.get("html"))
 
 
-def test_a_sample_opens_with_shipped_salience_side_by_side_with_rouge(app):
+def test_a_sample_opens_with_shipped_salience_by_sentences(app):
     assert [tab.label for tab in app.tabs][:3] == ["ROUGE-1", "Salience", "Side by side"]
     assert not app.get("progress")  # shipped results: nothing computing
-    assert list(app.dataframe[0].value.index) == ["ROUGE-1", "Salience"]
-    assert len(app.get("plotly_chart")) >= 1  # the word-to-word heatmap
-
-
-def test_following_a_word_both_ways_and_the_prompt_is_shown(app):
+    assert re.findall(r'data-score-of="([^"]+)\.hallucination"', html_bodies(app)) == ["rouge", "salience"]
+    overview = json.loads(app.get("plotly_chart")[0].proto.spec)
+    heatmap = overview["data"][0]
     first = load_samples()[0]
-    app.selectbox(key="inspect.salience.response_word").set_value(3).run()
+    # Argument sentences x response sentences (9 x 10 on the first sample), not ~120 x ~150 words.
+    columns, rows = overview["layout"]["xaxis"]["ticktext"], overview["layout"]["yaxis"]["ticktext"]
+    assert heatmap["type"] == "heatmap" and len(columns) <= 12 and len(rows) <= 12
+    assert columns[0] == "S1" and rows[0].startswith(f"{first.perspectives[0].name} 1 · ")
+    assert overview["data"][1]["type"] == "scatter"  # the clickable layer over the cells
+
+
+def test_clicking_words_follows_them_both_ways_and_the_prompt_is_shown(app):
+    first = load_samples()[0]
+    assert any(c.value == "Click a word above to follow it." for c in app.caption)
+    response_words = app.pills(key=f"{KEY}.response_word")
+    response_words.set_value(response_words.options[0]).run()
     assert not app.exception and 'data-score="1.0000"' in html_bodies(app)
-    app.radio(key="inspect.salience.direction").set_value(app.radio[0].options[1]).run()
-    app.selectbox(key="inspect.salience.argument_word").set_value(0).run()
+    argument_words = app.pills(key=f"{KEY}.argument_word")
+    argument_words.set_value(argument_words.options[0]).run()
     assert not app.exception
+    assert app.pills(key=f"{KEY}.response_word").value is None  # one word followed at a time
     prompt = app.code[0].value
     assert first.query in prompt and first.perspectives[0].arguments[0] in prompt

@@ -9,8 +9,10 @@ import pytest
 
 from explorer import detectors
 from explorer.data.example import Labels, UncoveredArgument
+from explorer.data.samples import load_samples
 from explorer.evaluation import table
 from explorer.render import export
+from explorer.scoring.cache import ResultCache
 from explorer.scoring.runner import score_example
 from tests.evaluation.test_evaluation import labelled
 from tests.helpers import make_example
@@ -121,20 +123,32 @@ def test_html_report_is_self_contained_and_escapes_user_text():
         topic=HOSTILE,
         labels=Labels(hallucination=True, coverage_error=False, hallucinated_spans=(moon_bases,)),
     )
-    rouge = detectors.create("rouge").score(example)
-    heatmap = rouge.__class__.from_dict(
-        rouge.to_dict() | {"details": {"heatmap": {"z": [[0.1, 0.9]], "x": [HOSTILE, "b"], "y": ["r"]}}}
-    )
-    page = export.example_html(example, {"rouge": heatmap})
+    results = score_example(example, [detectors.create("rouge"), detectors.create("semantic")]).results
+    page = export.example_html(example, results)
     assert page.startswith("<!doctype html>")
     assert export.CONTENT_SECURITY_POLICY in page
-    assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)\s*=", page, re.IGNORECASE)
-    assert page.count("<script") >= 2 and "cdn.plot.ly/plotly" not in page.split("</head>")[0]
-    assert "plotly.js v" in page and page.count("plotly.js v") == 1  # inlined once for both figures
-    body = re.sub(r"<script[\s\S]*?</script>", "", page)
-    assert "<img" not in body and "&lt;script&gt;" in body
-    assert 'data-score="' in body and 'data-gold="1"' in body
-    assert body.count('class="plotly-graph-div"') == 2  # the scores chart and the detector's heatmap
+    assert "<script" not in page and not re.search(r"<(link|img|iframe)\b", page, re.IGNORECASE)
+    assert "&lt;script&gt;" in page
+    assert 'data-score="' in page and 'data-gold="1"' in page
+    # The verdict, the scores against thresholds, the claims view and both detectors' highlights.
+    assert 'data-error-type="hallucination"' in page and 'data-score-of="rouge.coverage"' in page
+    assert "data-claim-verdict=" in page and page.count("<h3>Response · hallucination") == 2
+    # The verdict's links land on the outlined sentence and argument of the verdict detector.
+    for anchor in re.findall(r'href="#([^"]+)"', page):
+        assert page.count(f'id="{anchor}"') == 1
+    assert "model all-MiniLM-L6-v2" in page and "settings: match 0.67" in page
+
+
+@pytest.mark.slow
+def test_a_sample_examples_report_with_every_fast_detector_and_salience_is_small():
+    """No plotly.js inlined: a report of a sample example with four detectors stays far below 1 MB."""
+    example = next(e for e in load_samples() if e.id == "congestion-charging-hallucination")
+    chosen = [detectors.create(name) for name in ("rouge", "semantic", "alignment_classifier", "salience")]
+    results = score_example(example, chosen, ResultCache()).results  # salience: the shipped result
+    assert set(results) == {"rouge", "semantic", "alignment_classifier", "salience"}
+    page = export.example_html(example, results)
+    assert len(page.encode("utf-8")) < 1_000_000
+    assert "Where each response sentence draws from" in page  # salience's map, by sentences
 
 
 # Issue 14, problem 7: a cell a spreadsheet would run as a formula is written as text.

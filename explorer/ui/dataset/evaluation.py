@@ -1,8 +1,17 @@
-"""The Evaluation tab and the filters: ROC curves, the AUC table, thresholds, the failures at a threshold."""
+"""The Evaluation tab and the view controls: filters, ROC curves, the AUC table, thresholds,
+the failures at a threshold.
+
+The view (error type, slice, whose failures) and the filters are widgets bound to the URL's
+query parameters (`bind="query-params"`, their keys in `ui.state` are the parameter names), so
+they survive a trip to Inspect and back, a reload, and a shared link. A threshold belongs to
+the dataset (`dataset_key`: its name and content fingerprint), the method, the error type and
+the slice: a new dataset starts from its own Youden optimum, never from another dataset's slider.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import html
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -11,38 +20,39 @@ from explorer.data.example import Example
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
 from explorer.evaluation import auc, report, slices, statistics, table
 from explorer.render import figures
-from explorer.ui import state
+from explorer.ui import links, state
 from explorer.ui.dataset.scores import open_in_inspect
 from explorer.ui.text import code, literal
 
 PAGE_BOOTSTRAP = 500  # resamples on the page; `explorer eval` and the downloaded report use 1000
-
-
-MAX_FAILURES_LISTED = 40
-
-
+MAX_FAILURES_LISTED = 12  # per kind; the Examples tab lists every one, failures first
 SLICE_TITLES = {s.name: s.title for s in slices.SLICES}
+SYNTHETIC_SAMPLE = "synthetic.jsonl"
+URL = "query-params"
 
 
 def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters:
-    """Filter widgets in the sidebar; the split starts on `test` when there is one."""
+    """Filter widgets in the sidebar, kept in the URL; the split starts on `test` when there is one."""
     with st.sidebar:
         st.subheader("Filter examples")
         splits = table.choices(frame, "split")
         chosen_splits = (
             st.multiselect(
-                "Split", splits, default=["test"] if "test" in splits else [], key=state.DATASET_FILTER_SPLIT
+                "Split", splits, default=["test"] if "test" in splits else [], key=state.DATASET_FILTER_SPLIT, bind=URL
             )
             if splits
             else []
         )
-        topics = st.multiselect("Topic", table.choices(frame, "topic"), key=state.DATASET_FILTER_TOPIC)
-        kinds = st.multiselect("Kind", table.choices(frame, "kind"), key=state.DATASET_FILTER_KIND)
+        topics = st.multiselect("Topic", table.choices(frame, "topic"), key=state.DATASET_FILTER_TOPIC, bind=URL)
+        kinds = st.multiselect("Kind", table.choices(frame, "kind"), key=state.DATASET_FILTER_KIND, bind=URL)
         golds = st.multiselect(
-            "Gold label", [g for g in table.GOLD_CATEGORIES if g in set(frame["gold"])], key=state.DATASET_FILTER_GOLD
+            "Gold label",
+            [g for g in table.GOLD_CATEGORIES if g in set(frame["gold"])],
+            key=state.DATASET_FILTER_GOLD,
+            bind=URL,
         )
         ambiguous = st.multiselect(
-            "Ambiguous type", table.choices(frame, "ambiguous_type"), key=state.DATASET_FILTER_AMBIGUOUS
+            "Ambiguous type", table.choices(frame, "ambiguous_type"), key=state.DATASET_FILTER_AMBIGUOUS, bind=URL
         )
         ranges = {}
         columns = [table.score_column(m, t) for m in methods for t in ERROR_TYPES]
@@ -52,13 +62,15 @@ def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters
                 columns,
                 key=state.DATASET_FILTER_SCORE_COLUMN,
                 format_func=lambda c: f"{report.method_title(c.rsplit('.', 1)[0])} · {c.rsplit('.', 1)[1]}",
+                bind=URL,
             )
             ranges[column] = st.slider(
-                "Score range", 0.0, 1.0, (0.0, 1.0), step=0.01, key=state.DATASET_FILTER_SCORE_RANGE
+                "Score range", 0.0, 1.0, (0.0, 1.0), step=0.01, key=state.DATASET_FILTER_SCORE_RANGE, bind=URL
             )
         traps_only = table.TRUST_TRAP in frame.columns and st.toggle(
             "Trust traps only",
             key=state.DATASET_FILTER_TRUST_TRAPS,
+            bind=URL,
             help="Responses that repeat the query's words but are poorly grounded in the arguments.",
         )
     return table.Filters(
@@ -72,42 +84,52 @@ def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters
     )
 
 
-def choose_view() -> tuple[str, str]:
-    """Error type and slice for the ROC curves, thresholds and failures."""
-    left, right = st.columns(2)
-    error_type = left.radio(
+def choose_view(methods: Sequence[str]) -> tuple[str, str, str]:
+    """Error type, slice, and the method whose failures and outcomes are listed (all kept in the URL)."""
+    kind, chosen_slice, whose = st.columns([1.2, 1, 1])
+    error_type = kind.radio(
         "Error type",
         ERROR_TYPES,
         format_func=ERROR_TITLES.get,
         horizontal=True,
         key=state.DATASET_ERROR_TYPE,
+        bind=URL,
     )
-    slice_name = right.selectbox(
+    slice_name = chosen_slice.selectbox(
         "Slice",
         [s.name for s in slices.SLICES],
         format_func=SLICE_TITLES.get,
         key=state.DATASET_SLICE,
+        bind=URL,
         help="\n\n".join(s.describe(error_type) for s in slices.SLICES)
         + "\n\nExamples with only the other error type are in no slice of this one.",
     )
-    return error_type, slice_name
+    method = whose.selectbox(
+        "Failures of", list(methods), format_func=report.method_title, key=state.DATASET_FAILURE_METHOD, bind=URL
+    )
+    return error_type, slice_name, method
 
 
-def auc_table(cells: Sequence[auc.AucCell], methods: Sequence[str]) -> pd.DataFrame:
-    """Slices x methods of one error type, each cell "AUC (interval)" in percent."""
+def auc_table(
+    cells: Sequence[auc.AucCell], methods: Sequence[str], scoring: Mapping[str, tuple[int, int]] | None = None
+) -> pd.DataFrame:
+    """Slices x methods of one error type, each cell "AUC (interval)" in percent; a method still
+    scoring in the background says so ("scoring, n of N") instead of a verdict on partial data."""
+    scoring = scoring or {}
 
     def text(cell: auc.AucCell) -> str:
+        progress = scoring.get(cell.method)
         if cell.auc is None:
-            return cell.note or ""
-        shown = (
-            f"{100 * cell.auc:.1f} ({100 * cell.ci[0]:.1f}–{100 * cell.ci[1]:.1f})"
-            if cell.ci
-            else f"{100 * cell.auc:.1f}"
-        )
+            return f"scoring, {progress[0]} of {progress[1]}" if progress else cell.note or ""
+        shown = f"{100 * cell.auc:.1f}"
+        if cell.ci:
+            shown += f" ({100 * cell.ci[0]:.1f}–{100 * cell.ci[1]:.1f})"
         if cell.best and len(methods) > 1:
             shown += " ★"
         elif cell.significantly_worse:
             shown += f" · p={cell.p_value:.2g}"
+        if progress:
+            shown += f" · so far ({progress[0]} of {progress[1]} scored)"
         return shown
 
     by_key = {(c.method, c.slice): c for c in cells}
@@ -130,141 +152,175 @@ def slice_cells(examples: Sequence[Example], results, methods: Sequence[str], er
     return cells
 
 
-def threshold_for(method: str, error_type: str, slice_name: str, labels, scores) -> float:
-    """The method's threshold for this view: the user's last choice, else Youden's optimum."""
-    key = (method, error_type, slice_name)
+def _threshold_key(dataset_key: str, method: str, error_type: str, slice_name: str) -> tuple[str, str, str, str]:
+    return (dataset_key, method, error_type, slice_name)
+
+
+def threshold_for(
+    dataset_key: str, examples: Sequence[Example], results, method: str, error_type: str, slice_name: str
+) -> float | None:
+    """The method's threshold on this dataset and view: the user's last choice, else Youden's
+    optimum on the slice (None when the slice has no ROC curve for the method)."""
     saved = st.session_state.setdefault(state.DATASET_THRESHOLDS, {})
+    key = _threshold_key(dataset_key, method, error_type, slice_name)
     if key not in saved:
-        saved[key] = int(statistics.youden_threshold(labels, scores) * 100) / 100
+        members = slices.slice_members(examples, error_type, slice_name)
+        labels, scores = auc.slice_scores(members, results, [method], error_type)
+        gold = [labels[u] for u in scores[method]]
+        if len(set(gold)) < 2:
+            return None
+        saved[key] = int(statistics.youden_threshold(gold, list(scores[method].values())) * 100) / 100
     return saved[key]
 
 
+def confusion_html(counts: statistics.Confusion) -> str:
+    """The 2x2 confusion matrix as a small table (no chart: nothing to clip, nothing to load)."""
+    cells = (
+        ("gold error", ("caught", counts.true_positives), ("missed", counts.false_negatives)),
+        ("no error", ("false alarms", counts.false_positives), ("correctly passed", counts.true_negatives)),
+    )
+    shade = ("rgba(59,130,246,0.18)", "rgba(239,68,68,0.14)")
+    rows = "".join(
+        f'<tr><th style="text-align:left;padding:0.2em 0.5em;font-weight:normal">{name}</th>'
+        + "".join(
+            f'<td style="padding:0.2em 0.6em;text-align:center;background:{shade[(r + c) % 2]}">'
+            f'{label}<br><b data-count="{html.escape(label)}">{count}</b></td>'
+            for c, (label, count) in enumerate(pair)
+        )
+        + "</tr>"
+        for r, (name, *pair) in enumerate(cells)
+    )
+    head = "".join(f'<th style="font-weight:normal">{name}</th>' for name in ("", "flagged", "not flagged"))
+    head = f"<tr>{head}</tr>"
+    style = "border-collapse:separate;border-spacing:2px;font-size:0.85em;width:100%;table-layout:fixed"
+    return f'<table style="{style};overflow-wrap:anywhere">{head}{rows}</table>'
+
+
 def show_thresholds(
-    method: str, error_type: str, slice_name: str, labels: list[bool], scores: list[float]
+    dataset_key: str,
+    method: str,
+    error_type: str,
+    slice_name: str,
+    labels: list[bool],
+    scores: list[float],
+    value: float,
 ) -> statistics.Confusion:
-    """Slider, confusion matrix and score distribution of one method."""
-    key = (method, error_type, slice_name)
-    widget = f"dataset.threshold.{method}.{error_type}.{slice_name}"
-    value = threshold_for(method, error_type, slice_name, labels, scores)
+    """Slider, rates, confusion matrix and score distribution of one method."""
+    key = _threshold_key(dataset_key, method, error_type, slice_name)
+    widget = f"{state.DATASET_THRESHOLD}.{dataset_key}.{method}.{error_type}.{slice_name}"
 
     def save() -> None:
         st.session_state[state.DATASET_THRESHOLDS][key] = st.session_state[widget]
 
-    controls, matrix, spread = st.columns([1, 1.2, 1.6])
-    with controls:
-        st.markdown(f"**{report.method_title(method)}**")
-        threshold = st.slider(
-            "Threshold",
-            0.0,
-            1.0,
-            value=value,
-            step=0.01,
-            key=widget,
-            on_change=save,
-            help="An example counts as predicted error when its score is at or above the threshold. "
-            "It starts at the point of the ROC curve farthest above chance (Youden's J).",
-        )
-        counts = statistics.confusion(labels, scores, threshold)
-        rates = [
-            ("recall", counts.true_positive_rate),
-            ("false positive rate", counts.false_positive_rate),
-            ("precision", counts.precision),
-        ]
-        st.caption(" · ".join(f"{name} {'–' if v is None else f'{v:.2f}'}" for name, v in rates))
-    with matrix:
-        st.plotly_chart(
-            figures.confusion_figure(counts),
-            key=f"{state.DATASET_CONFUSION}.{method}",
-            config={"displayModeBar": False},
-        )
-    with spread:
-        st.plotly_chart(
-            figures.score_distribution_figure(labels, scores, threshold, color=figures.method_color(method)),
-            key=f"{state.DATASET_SPREAD}.{method}",
-            config={"displayModeBar": False},
-        )
+    threshold = st.slider(
+        f"{report.method_title(method)}: threshold",
+        0.0,
+        1.0,
+        value=value,
+        step=0.01,
+        key=widget,
+        on_change=save,
+        help="An example counts as predicted error when its score is at or above the threshold. It starts at "
+        "the point of this dataset's ROC curve farthest above chance (Youden's J).",
+    )
+    counts = statistics.confusion(labels, scores, threshold)
+    rates = [
+        ("recall", counts.true_positive_rate),
+        ("FPR", counts.false_positive_rate),
+        ("precision", counts.precision),
+    ]
+    st.caption(" · ".join(f"{name} {'–' if v is None else f'{v:.2f}'}" for name, v in rates))
+    st.html(confusion_html(counts))
+    st.plotly_chart(
+        figures.score_distribution_figure(labels, scores, threshold, color=figures.method_color(method)),
+        key=f"{state.DATASET_SPREAD}.{method}",
+        config={"displayModeBar": False},
+    )
     return counts
 
 
 def show_failures(
-    source: str,
-    examples: Sequence[Example],
-    results,
-    methods: Sequence[str],
-    error_type: str,
-    slice_name: str,
+    source: str, dataset_key: str, examples: Sequence[Example], results, method: str, error_type: str, slice_name: str
 ) -> None:
     """False negatives and false positives of one method at its threshold, each opening Inspect."""
-    scored_methods = [m for m in methods if any(m in results.get(e.id, {}) for e in examples)]
-    if not scored_methods:
-        return
-    method = st.selectbox(
-        "Failures of", scored_methods, format_func=report.method_title, key=state.DATASET_FAILURE_METHOD
-    )
-    threshold = st.session_state.get(state.DATASET_THRESHOLDS, {}).get((method, error_type, slice_name))
+    threshold = threshold_for(dataset_key, examples, results, method, error_type, slice_name)
     if threshold is None:
+        st.caption(f"{report.method_title(method)} has no ROC curve on this slice: no failures to list.")
         return
     outcome = table.outcomes(examples, results, method, error_type, slice_name, threshold)
     by_id = {e.id: e for e in examples}
     error_name = ERROR_TITLES[error_type].lower()
-    for kind, heading, descending in (
-        ("false negative", f"Missed: gold {error_name}, score below {threshold:.2f}", False),
-        ("false positive", f"False alarms: no {error_name}, score at or above {threshold:.2f}", True),
+    missed, alarms = st.columns(2)
+    for where, kind, heading, descending in (
+        (missed, "false negative", f"Missed: gold {error_name}, score below {threshold:.2f}", False),
+        (alarms, "false positive", f"False alarms: no {error_name}, score at or above {threshold:.2f}", True),
     ):
         ids = sorted(
             outcome.index[outcome == kind],
             key=lambda i: auc.example_score(results[i][method], error_type),
             reverse=descending,
         )
-        st.markdown(f"**{heading}** ({len(ids)})")
-        if not ids:
-            st.caption("None at this threshold.")
-        for example_id in ids[:MAX_FAILURES_LISTED]:
-            example = by_id[example_id]
-            score = auc.example_score(results[example_id][method], error_type)
-            text, button = st.columns([6, 1])
-            topic = f"{literal(example.topic)} · " if example.topic else ""
-            text.markdown(
-                f"{code(example_id)} · {topic}gold: {example.labels.summary()} · score **{score:.3f}**",
-                help=literal(example.response[:400]),
-            )
-            if button.button(
-                "Inspect", key=f"{state.DATASET_OPEN}.{kind}.{example_id}", help="Open with gold labels overlaid"
-            ):
-                open_in_inspect(example, source)
-        if len(ids) > MAX_FAILURES_LISTED:
-            st.caption(f"{len(ids) - MAX_FAILURES_LISTED} more; see the Examples tab (failures first).")
+        with where:
+            st.markdown(f"**{heading}** ({len(ids)})")
+            if not ids:
+                st.caption("None at this threshold.")
+            for example_id in ids[:MAX_FAILURES_LISTED]:
+                example = by_id[example_id]
+                score = auc.example_score(results[example_id][method], error_type)
+                text, button = st.columns([4, 1], vertical_alignment="center")
+                text.markdown(f"{code(example_id)} · score **{score:.3f}**", help=literal(example.response[:400]))
+                if button.button(
+                    "Inspect", key=f"{state.DATASET_OPEN}.{kind}.{example_id}", help="Open with gold labels overlaid"
+                ):
+                    open_in_inspect(example, source)
+            if len(ids) > MAX_FAILURES_LISTED:
+                st.caption(f"{len(ids) - MAX_FAILURES_LISTED} more in the Examples tab (failures first).")
+
+
+def _no_curve_hint(source: str, slice_name: str, note: str) -> str:
+    hint = f"{SLICE_TITLES[slice_name]}: {note}; no ROC curve to draw. Try another slice or filters."
+    synthetic = slices.SLICES_BY_NAME[slice_name].positive_kind.startswith("synthetic")
+    if synthetic and source != SYNTHETIC_SAMPLE and SYNTHETIC_SAMPLE in links.sample_datasets():
+        hint += f" The sample file {SYNTHETIC_SAMPLE} holds the paper's synthetic errors: pick it as the dataset."
+    return hint
 
 
 def show_evaluation(
-    source: str, examples: Sequence[Example], results, methods: Sequence[str], error_type: str, slice_name: str
+    source: str,
+    dataset_key: str,
+    examples: Sequence[Example],
+    results,
+    methods: Sequence[str],
+    view: tuple[str, str, str],
+    scoring: Mapping[str, tuple[int, int]],
 ) -> None:
-    """AUC table of every slice, ROC curves and thresholds of the chosen slice, then its failures."""
+    """AUC table of every slice; ROC curves and thresholds of the chosen slice; its failures."""
+    error_type, slice_name, failure_method = view
     cells = slice_cells(examples, results, methods, error_type)
+    st.markdown(f"**ROC AUC × 100, {ERROR_TITLES[error_type].lower()}** (95% bootstrap interval)")
+    st.table(auc_table(cells, methods, scoring))  # an HTML table: it wraps at 1280 px instead of clipping
+    st.caption(
+        "★ best in the slice; p = DeLong's test against the best, Bonferroni-corrected, shown when "
+        "significant (< 0.05). Examples with only the other error type are in no slice."
+    )
     current = [c for c in cells if c.slice == slice_name]
-    plot, aucs = st.columns([1, 1.3])
-    with aucs:
-        st.markdown(f"**ROC AUC × 100, {ERROR_TITLES[error_type].lower()}** (95% bootstrap interval)")
-        st.dataframe(auc_table(cells, methods), key=state.DATASET_AUC_TABLE)
-        st.caption(
-            "★ best in the slice; p = DeLong's test against the best, Bonferroni-corrected, shown when "
-            "significant (< 0.05). Examples with only the other error type are in no slice."
-        )
     usable = [c.method for c in current if c.auc is not None]
     if not usable:
         note = current[0].note if current else "no examples"
-        plot.info(f"{SLICE_TITLES[slice_name]}: {note}; no ROC curve to draw. Try another slice or filters.")
+        st.info(_no_curve_hint(source, slice_name, note))
         return
     members = slices.slice_members(examples, error_type, slice_name)
     labels, scores = auc.slice_scores(members, results, methods, error_type)
     curves, points = {}, {}
-    st.markdown("**Thresholds**")
-    for method in usable:
-        gold = [labels[u] for u in scores[method]]
-        values = list(scores[method].values())
-        counts = show_thresholds(method, error_type, slice_name, gold, values)
-        curves[method] = statistics.roc(gold, values)
-        points[method] = (counts.false_positive_rate or 0.0, counts.true_positive_rate or 0.0)
+    plot, thresholds = st.columns([1, 1], gap="medium")
+    with thresholds:
+        for method in usable:
+            gold = [labels[u] for u in scores[method]]
+            values = list(scores[method].values())
+            value = threshold_for(dataset_key, examples, results, method, error_type, slice_name)
+            counts = show_thresholds(dataset_key, method, error_type, slice_name, gold, values, value)
+            curves[method] = statistics.roc(gold, values)
+            points[method] = (counts.false_positive_rate or 0.0, counts.true_positive_rate or 0.0)
     with plot:
         st.plotly_chart(
             figures.roc_figure(
@@ -275,5 +331,8 @@ def show_evaluation(
             ),
             key=state.DATASET_ROC,
         )
-    st.subheader("Failures at the threshold", anchor=False)
-    show_failures(source, examples, results, usable, error_type, slice_name)
+    st.subheader(f"Failures of {report.method_title(failure_method)} at its threshold", anchor=False)
+    if failure_method in usable:
+        show_failures(source, dataset_key, examples, results, failure_method, error_type, slice_name)
+    else:
+        st.caption(f"{report.method_title(failure_method)} has no ROC curve on this slice: no failures to list.")

@@ -12,8 +12,8 @@ from explorer.data.example import Example
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
 from explorer.evaluation import auc, report, table, trust
 from explorer.render import export, figures
-from explorer.ui import links, state
-from explorer.ui.dataset.evaluation import SLICE_TITLES
+from explorer.ui import links, state, verdict
+from explorer.ui.dataset.evaluation import SLICE_TITLES, threshold_for
 from explorer.ui.dataset.scores import open_in_inspect
 
 
@@ -36,8 +36,9 @@ def show_table(frame: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
         sort_options,
         key=state.DATASET_SORT,
         format_func=lambda c: _column_title(c) if c in frame.columns else c,
+        bind="query-params",
     )
-    descending = right.toggle("Descending", key=state.DATASET_SORT_DESCENDING)
+    descending = right.toggle("Descending", key=state.DATASET_SORT_DESCENDING, bind="query-params")
     if sort_by != "(failures first)":
         frame = frame.sort_values(sort_by, ascending=not descending, na_position="last", kind="stable")
     column_config = {
@@ -87,24 +88,24 @@ def _select_row() -> None:
 
 def show_examples(
     source: str,
+    dataset_key: str,
     all_examples: Sequence[Example],
     frame: pd.DataFrame,
     examples: Sequence[Example],
     results,
     methods: Sequence[str],
-    error_type: str,
-    slice_name: str,
+    view: tuple[str, str, str],
 ) -> None:
     """The filtered table with each example's outcome at the failure method's threshold."""
-    method = st.session_state.get(state.DATASET_FAILURE_METHOD) or methods[0]
-    threshold = st.session_state.get(state.DATASET_THRESHOLDS, {}).get((method, error_type, slice_name))
+    error_type, slice_name, method = view
+    threshold = threshold_for(dataset_key, examples, results, method, error_type, slice_name)
     outcome = None
     if threshold is not None:
         outcome = table.outcomes(examples, results, method, error_type, slice_name, threshold)
         st.caption(
-            f"Outcome: {report.method_title(method)} at threshold {threshold:.2f} "
-            f"on the {SLICE_TITLES[slice_name].lower()} "
-            f"slice ({ERROR_TITLES[error_type].lower()}); examples outside the slice have none."
+            f"Outcome: {report.method_title(method)} at threshold {threshold:.2f} on the "
+            f"{SLICE_TITLES[slice_name].lower()} slice ({ERROR_TITLES[error_type].lower()}); "
+            "examples outside the slice have none."
         )
     shown = show_table(display_frame(frame, outcome), methods)
     example_actions(source, all_examples, list(shown.index), results)
@@ -129,7 +130,8 @@ def example_actions(source: str, examples: Sequence[Example], order: Sequence[st
     example = by_id[chosen]
     if middle.button("Open in Inspect", key=state.DATASET_OPEN_CHOSEN):
         open_in_inspect(example, source)
-    _html_download(right, example, results, key=state.DATASET_EXAMPLE_HTML)
+    with right:
+        verdict.report_button(example, results.get(example.id, {}), key=state.DATASET_EXAMPLE_HTML)
 
 
 def _safe_name(text: str) -> str:
@@ -210,19 +212,8 @@ def show_export(source: str, frame: pd.DataFrame, examples: Sequence[Example], r
         pick, button = st.columns([3, 1], vertical_alignment="bottom")
         by_id = {e.id: e for e in examples}
         chosen = pick.selectbox("Example", list(by_id), key=state.DATASET_EXPORT_EXAMPLE)
-        _html_download(button, by_id[chosen], results, key=state.DATASET_EXPORT_HTML)
-
-
-def _html_download(where, example: Example, results, *, key: str) -> None:
-    _download(
-        where,
-        "HTML report",
-        lambda: export.example_html(example, results.get(example.id, {})),
-        f"{_safe_name(example.id)}.html",
-        "text/html",
-        key,
-        help="A self-contained page (highlights with gold spans, scores, heatmaps) that opens offline.",
-    )
+        with button:
+            verdict.report_button(by_id[chosen], results.get(chosen, {}), key=state.DATASET_EXPORT_HTML)
 
 
 def _download(where, label: str, data, file_name: str, mime: str, key: str, help: str | None = None) -> None:

@@ -19,7 +19,9 @@ from explorer.ui.dataset.source import given_scores
 from explorer.ui.text import code, literal
 
 
-@st.cache_data(show_spinner="Scoring the dataset…", max_entries=16)
+# A resource, not data: the results are frozen and shared read-only, and copying hundreds of
+# them out of a data cache on every run took longer than the rest of the page.
+@st.cache_resource(show_spinner="Scoring the dataset…", max_entries=16)
 def _model_free_scores(
     method: str, dataset_key: str, _examples: Sequence[Example]
 ) -> tuple[dict[str, DetectorResult], dict[str, str]]:

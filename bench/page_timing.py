@@ -1,0 +1,100 @@
+"""How long each page takes to render in a new session once everything is cached (headless Chromium).
+
+    python bench/page_timing.py [--repeats 3] [--pages inspect,dataset,lab] [--width 1280 --height 800]
+                                [--checkout PATH]   # another checkout's app, e.g. a worktree of main: before/after
+
+Starts the real app on a free port with its own result cache, opens every page once to fill
+the caches (the dataset page's semantic alignment is scored in the background: that first
+visit waits for it), then opens each page in `--repeats` fresh browser contexts (each a new
+Streamlit session, the server's caches warm) and prints two figures per page:
+
+- first paint: from navigation to the page's title on screen;
+- complete: from navigation to the page's main content drawn (Inspect: highlighted words;
+  dataset: the ROC chart and the AUC table; lab: the highlights before and after) and the
+  script run finished (no "Running" status, no stale element).
+
+The machine may be shared: the load average before and after is printed with the figures.
+The browser is Debian's chromium (`CHROMIUM`, default /usr/bin/chromium) driven by Playwright.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.pages.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, serve, settle  # noqa: E402
+
+PAGES = {
+    # path: (title, selector of the page's main content)
+    "inspect": ("Inspect an example", "[data-score]"),
+    "dataset": ("Browse a test set", "[data-testid=stPlotlyChart] .main-svg"),
+    "lab": ("Error-injection lab", "[data-score]"),
+}
+WAIT_MS = 600_000  # a warm-up visit may score the dataset in the background on shared cores
+
+
+def visit(browser, url: str, page_name: str, viewport: dict) -> tuple[float, float]:
+    """Seconds to first paint and to complete, in a new browser context (a new session)."""
+    title, content = PAGES[page_name]
+    context = browser.new_context(viewport=viewport)
+    context.set_default_timeout(WAIT_MS)
+    tab = context.new_page()
+    started = time.perf_counter()
+    tab.goto(f"{url}/{page_name}", wait_until="commit")
+    tab.locator("[data-testid=stHeading]", has_text=title).first.wait_for()
+    first_paint = time.perf_counter() - started
+    tab.locator(content).first.wait_for()
+    if page_name == "dataset":
+        # Background scoring shows a progress bar until done; complete means every method scored.
+        tab.wait_for_function("() => !document.querySelector('[data-testid=stProgress]')")
+    settle(tab)
+    complete = time.perf_counter() - started
+    context.close()
+    return first_paint, complete
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--pages", default=",".join(PAGES))
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--height", type=int, default=800)
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="the checkout whose app.py is served")
+    args = parser.parse_args(argv)
+    pages = [p.strip() for p in args.pages.split(",") if p.strip()]
+    viewport = {"width": args.width, "height": args.height}
+    from playwright.sync_api import sync_playwright
+
+    print(f"app of {args.checkout}; load average before: {os.getloadavg()}")
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        serve(Path(folder), args.checkout) as url,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        for page_name in pages:
+            warm = visit(browser, url, page_name, viewport)
+            print(f"{page_name}: warm-up visit {warm[1]:.1f} s (fills the caches)")
+        print(f"\n{'page':<10}{'first paint (s)':>22}{'complete (s)':>22}   ({args.repeats} new sessions, caches warm)")
+        for page_name in pages:
+            runs = [visit(browser, url, page_name, viewport) for _ in range(args.repeats)]
+            paint = [r[0] for r in runs]
+            done = [r[1] for r in runs]
+            print(
+                f"{page_name:<10}{statistics.median(paint):>10.2f} [{min(paint):.2f}-{max(paint):.2f}]"
+                f"{statistics.median(done):>12.2f} [{min(done):.2f}-{max(done):.2f}]"
+            )
+        browser.close()
+    print(f"\nload average after: {os.getloadavg()} (2 cores; other jobs may share them)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""Calibrated verdicts: each detector's error score mapped to P(error) on a labelled dev set.
+
+Detectors' scales differ wildly (on an error-free sample salience gives 0.92, semantic
+alignment 0.10), so a raw score says little on its own. Platt scaling (Platt 1999: a logistic
+regression of the gold label on the score, here scikit-learn's on the standardized score with
+its default L2 penalty, so a dev set the detector separates perfectly still gives a finite
+slope) turns a score into P(error) for one detector and error type. From it come three cut
+points on the detector's own scale, shown beside its score:
+
+- `threshold`: P(error) = 0.5, the operating point;
+- `unlikely_below` / `likely_from`: P(error) = `UNLIKELY_BELOW` / `LIKELY_FROM`, the bands of
+  the verdict (`unlikely`, `unclear`, `likely`).
+
+Calibrations are fitted by `bench/calibrate.py` on the sample data's dev split (never its test
+split) and shipped in `resources/calibration.json` with the detector's `info` (version, model,
+config): a result made by other code, weights or settings gets no calibrated verdict. P(error)
+depends on the dev set's share of errors (recorded with each calibration).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+from explorer.config import RESOURCES
+from explorer.data.example import Example
+from explorer.data.labels import ERROR_TYPES, is_ambiguous
+from explorer.detectors.base import DetectorResult
+from explorer.evaluation.statistics import roc_auc
+
+CALIBRATION_FILE = RESOURCES / "calibration.json"
+LIKELY, UNCLEAR, UNLIKELY = "likely", "unclear", "unlikely"
+VERDICTS = (LIKELY, UNCLEAR, UNLIKELY)
+LIKELY_FROM = 0.7
+UNLIKELY_BELOW = 0.3
+_LABEL_FIELDS = {"hallucination": "hallucination", "coverage": "coverage_error"}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """P(error) of one detector and error type: `1 / (1 + exp(-(coef * (score - mean) / scale + intercept)))`.
+
+    `coef <= 0` means the detector did not rank errors above error-free examples on the dev
+    set: it gives no verdict (`informative` is false). Cut points outside [0, 1] mean the
+    detector's scores never reach that band.
+    """
+
+    mean: float
+    scale: float
+    coef: float
+    intercept: float
+    positives: int
+    negatives: int
+    auc: float
+
+    @property
+    def informative(self) -> bool:
+        return self.coef > 0
+
+    def probability(self, score: float) -> float:
+        z = self.coef * (score - self.mean) / self.scale + self.intercept
+        return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
+
+    def score_at(self, probability: float) -> float:
+        """The score where P(error) = `probability` (informative calibrations only)."""
+        logit = math.log(probability / (1.0 - probability))
+        return self.mean + self.scale * (logit - self.intercept) / self.coef
+
+    @property
+    def threshold(self) -> float:
+        return self.score_at(0.5)
+
+    @property
+    def likely_from(self) -> float:
+        return self.score_at(LIKELY_FROM)
+
+    @property
+    def unlikely_below(self) -> float:
+        return self.score_at(UNLIKELY_BELOW)
+
+    def verdict(self, score: float) -> str:
+        if not self.informative:
+            return UNCLEAR
+        p = self.probability(score)
+        return LIKELY if p >= LIKELY_FROM else UNLIKELY if p < UNLIKELY_BELOW else UNCLEAR
+
+    def to_dict(self) -> dict[str, Any]:
+        found = asdict(self)
+        if self.informative:
+            found.update(threshold=self.threshold, unlikely_below=self.unlikely_below, likely_from=self.likely_from)
+        return found
+
+
+def fit(labels: Sequence[bool], scores: Sequence[float]) -> Calibration:
+    """Platt scaling of `scores` against gold `labels` (both classes needed)."""
+    y = np.asarray(labels, dtype=bool)
+    x = np.asarray(scores, dtype=float)
+    if y.all() or not y.any():
+        raise ValueError(f"calibration needs errors and error-free examples, got {int(y.sum())} and {int((~y).sum())}")
+    mean = float(x.mean())
+    scale = float(x.std()) or 1.0
+    model = LogisticRegression().fit(((x - mean) / scale)[:, None], y)
+    return Calibration(
+        mean=mean,
+        scale=scale,
+        coef=float(model.coef_[0, 0]),
+        intercept=float(model.intercept_[0]),
+        positives=int(y.sum()),
+        negatives=int((~y).sum()),
+        auc=roc_auc(y, x),
+    )
+
+
+def dev_label(example: Example, error_type: str) -> bool | None:
+    """Gold label of `example` for calibration: None (left out) when ambiguous or unlabelled."""
+    if is_ambiguous(example.labels):
+        return None
+    return getattr(example.labels, _LABEL_FIELDS[error_type])
+
+
+def fit_detector(examples: Sequence[Example], results: Mapping[str, DetectorResult]) -> dict[str, Calibration]:
+    """One detector's calibration per error type from its results (by example id) on labelled examples."""
+    found = {}
+    for error_type in ERROR_TYPES:
+        pairs = [
+            (label, getattr(results[e.id], error_type))
+            for e in examples
+            if e.id in results and (label := dev_label(e, error_type)) is not None
+        ]
+        found[error_type] = fit([label for label, _ in pairs], [score for _, score in pairs])
+    return found
+
+
+@dataclass(frozen=True)
+class Calibrations:
+    """The shipped calibrations: per detector, the `info` they were fitted with and one
+    `Calibration` per error type; `data` says what they were fitted on."""
+
+    data: str
+    detectors: Mapping[str, tuple[Mapping[str, Any], Mapping[str, Calibration]]]
+
+    def get(self, result: DetectorResult, error_type: str) -> Calibration | None:
+        """The calibration for `result`'s detector and error type, if fitted on the same code, weights and settings."""
+        entry = self.detectors.get(result.detector)
+        if entry is None or _comparable(entry[0]) != _comparable(result.info):
+            return None
+        return entry[1].get(error_type)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "data": self.data,
+            "bands": {"unlikely_below": UNLIKELY_BELOW, "likely_from": LIKELY_FROM},
+            "detectors": {
+                name: {"info": dict(info), **{t: c.to_dict() for t, c in by_type.items()}}
+                for name, (info, by_type) in self.detectors.items()
+            },
+        }
+
+
+def _comparable(info: Mapping[str, Any]) -> str:
+    return json.dumps(info, sort_keys=True, ensure_ascii=False)
+
+
+_FIELDS = ("mean", "scale", "coef", "intercept", "positives", "negatives", "auc")
+
+
+def read(path: Path = CALIBRATION_FILE) -> Calibrations:
+    """Calibrations written by `bench/calibrate.py`; none when the file is missing."""
+    if not path.is_file():
+        return Calibrations(data="", detectors={})
+    data = json.loads(path.read_text(encoding="utf-8"))
+    detectors = {
+        name: (entry["info"], {t: Calibration(**{f: entry[t][f] for f in _FIELDS}) for t in ERROR_TYPES if t in entry})
+        for name, entry in data["detectors"].items()
+    }
+    return Calibrations(data=data["data"], detectors=detectors)
+
+
+@lru_cache(maxsize=1)
+def shipped() -> Calibrations:
+    return read()
+
+
+def write(calibrations: Calibrations, path: Path = CALIBRATION_FILE) -> None:
+    """Write atomically: an interrupted run leaves the old file, never half a new one."""
+    text = json.dumps(calibrations.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as tmp:
+        tmp.write(text)
+    os.replace(tmp.name, path)

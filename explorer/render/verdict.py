@@ -1,0 +1,174 @@
+"""HTML for the verdict and for scores against their thresholds, free of Streamlit.
+
+The app and the exported report draw the same HTML. Bars are plain HTML (no plotly), so a
+report stays small; every piece of user text goes through `html.escape`, styles are inline.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+
+from explorer.data.example import Example
+from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
+from explorer.detectors.base import DetectorResult
+from explorer.evaluation.calibration import LIKELY, LIKELY_FROM, UNCLEAR, UNLIKELY, UNLIKELY_BELOW, Calibration
+from explorer.evaluation.verdict import Verdict
+from explorer.render.highlights import score_color
+
+VERDICT_STYLES = {  # text color, background
+    LIKELY: ("#991b1b", "rgba(239,68,68,0.16)"),
+    UNCLEAR: ("#92400e", "rgba(245,158,11,0.18)"),
+    UNLIKELY: ("#166534", "rgba(34,197,94,0.16)"),
+    None: ("#374151", "rgba(156,163,175,0.18)"),
+}
+VERDICT_WORDS = {
+    LIKELY: "likely",
+    UNCLEAR: "unclear",
+    UNLIKELY: "unlikely",
+    None: "no calibrated verdict",
+}
+_PIECE_WORDS = {
+    "hallucination": {
+        LIKELY: "unsupported",
+        UNCLEAR: "possibly unsupported",
+        UNLIKELY: "least supported",
+        None: "least supported",
+    },
+    "coverage": {LIKELY: "dropped", UNCLEAR: "possibly dropped", UNLIKELY: "least covered", None: "least covered"},
+}
+_SHORTEN = 160
+
+
+def pill(verdict: str | None) -> str:
+    color, background = VERDICT_STYLES[verdict]
+    return (
+        f'<span data-verdict="{verdict or "none"}" style="display:inline-block;min-width:5.5em;text-align:center;'
+        f"padding:0 0.5em;border-radius:0.8em;font-weight:600;color:{color};background:{background};"
+        f'border:1px solid {color}44">{VERDICT_WORDS[verdict]}</span>'
+    )
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _SHORTEN else text[: _SHORTEN - 1].rstrip() + "…"
+
+
+def _piece_name(example: Example, verdict: Verdict) -> str:
+    piece = verdict.piece
+    if piece.perspective is None:
+        return "sentence"
+    return f"{example.perspectives[piece.perspective].name} argument {piece.argument + 1}"
+
+
+def against_threshold(score: float, calibration: Calibration | None) -> str:
+    """E.g. "0.62 ≥ threshold 0.44 (P(error) 0.81)" in words a reader of any detector can compare."""
+    if calibration is None:
+        return f"{score:.2f} (no threshold for this model or version)"
+    if not calibration.informative:
+        return f"{score:.2f} (did not rank dev errors higher: no threshold)"
+    relation = "≥" if score >= calibration.threshold else "<"
+    probability = calibration.probability(score)
+    return f"{score:.2f} {relation} threshold {calibration.threshold:.2f} · P(error) {probability:.2f}"
+
+
+def verdict_html(example: Example, verdicts: Mapping[str, Verdict], detector_title: str, *, links: bool = True) -> str:
+    """One line per error type: the verdict, the piece responsible (a link to it when `links`),
+    and the detector's score against its threshold."""
+    rows = []
+    for error_type in ERROR_TYPES:
+        verdict = verdicts[error_type]
+        piece = verdict.piece
+        where = ""
+        if piece is not None:
+            label = f"{_PIECE_WORDS[error_type][verdict.verdict]} {_piece_name(example, verdict)}"
+            quoted = f"“{html.escape(_short(piece.text))}”"
+            target = (
+                f'<a href="#{piece.anchor}" style="color:inherit" title="show it in the highlights">{quoted}</a>'
+                if links
+                else quoted
+            )
+            where = f'<span style="opacity:0.75">{html.escape(label)}:</span> {target}'
+        rows.append(
+            f'<div data-error-type="{error_type}" style="display:grid;grid-template-columns:10.5em 6.5em 1fr;'
+            'gap:0.6em;align-items:baseline;margin:0.25em 0">'
+            f"<b>{ERROR_TITLES[error_type]}</b>{pill(verdict.verdict)}"
+            f"<span>{where}"
+            f'<br><span style="opacity:0.7;font-size:0.85em">{html.escape(detector_title)} '
+            f"{html.escape(against_threshold(verdict.score, verdict.calibration))}</span></span></div>"
+        )
+    return f'<div style="line-height:1.5">{"".join(rows)}</div>'
+
+
+def _bar(score: float, calibration: Calibration | None) -> str:
+    """A score bar (0 to 1) with the threshold as a tick and the unclear band shaded."""
+    marks = ""
+    if calibration is not None and calibration.informative:
+        low = min(max(calibration.unlikely_below, 0.0), 1.0)
+        high = min(max(calibration.likely_from, 0.0), 1.0)
+        tick = calibration.threshold
+        marks = (
+            f'<span style="position:absolute;left:{100 * low:.1f}%;width:{100 * (high - low):.1f}%;'
+            'top:0;bottom:0;background:rgba(245,158,11,0.15)"></span>'
+        )
+        if 0.0 <= tick <= 1.0:
+            marks += (
+                f'<span style="position:absolute;left:calc({100 * tick:.1f}% - 1px);top:-3px;bottom:-3px;'
+                'width:2px;background:#111"></span>'
+            )
+    return (
+        '<span style="position:relative;display:inline-block;width:7em;height:0.8em;vertical-align:middle;'
+        'background:rgba(128,128,128,0.12);border-radius:2px">'
+        f"{marks}"
+        f'<span style="position:absolute;left:0;top:0;bottom:0;width:{100 * min(max(score, 0.0), 1.0):.1f}%;'
+        f'background:{score_color(score)};border-right:1px solid rgba(0,0,0,0.35)"></span></span>'
+    )
+
+
+def scores_html(
+    results: Mapping[str, DetectorResult],
+    calibrations: Mapping[str, Mapping[str, Calibration | None]],
+    titles: Mapping[str, str],
+) -> str:
+    """Each detector's scores with its threshold and verdict; per-perspective coverage under each."""
+    head = "".join(f'<th style="text-align:left;padding:0.2em 0.8em">{ERROR_TITLES[t]}</th>' for t in ERROR_TYPES)
+    rows = []
+    for name, result in results.items():
+        cells = []
+        for error_type in ERROR_TYPES:
+            score = getattr(result, error_type)
+            calibration = calibrations.get(name, {}).get(error_type)
+            verdict = calibration.verdict(score) if calibration is not None else None
+            detail = html.escape(against_threshold(score, calibration))
+            extra = ""
+            if error_type == "coverage" and len(result.per_perspective) > 1:
+                extra = "<br>" + " · ".join(f"{html.escape(p)} {v:.2f}" for p, v in result.per_perspective.items())
+            cells.append(
+                f'<td style="padding:0.2em 0.8em;vertical-align:top" title="{detail}" '
+                f'data-score-of="{html.escape(name)}.{error_type}">'
+                f"{_bar(score, calibration)} <b>{score:.2f}</b> {pill(verdict)}"
+                f'<span style="opacity:0.65;font-size:0.8em">{extra}</span></td>'
+            )
+        title = f'<td style="padding:0.2em 0.8em 0.2em 0;vertical-align:top">{html.escape(titles[name])}</td>'
+        rows.append(f"<tr>{title}{''.join(cells)}</tr>")
+    legend = (
+        '<div style="font-size:0.8em;opacity:0.75;margin-top:0.2em">Bar: the error score (0 to 1); '
+        '<span style="display:inline-block;width:2px;height:0.9em;background:#111;vertical-align:middle"></span> '
+        "the detector's threshold (P(error) = 0.5 on the sample dev split); shaded: unclear "
+        f"(P(error) between {UNLIKELY_BELOW:.1f} and {LIKELY_FROM:.1f}). Hover a cell for its numbers.</div>"
+    )
+    return (
+        '<table style="border-collapse:collapse;font-size:0.92em"><thead><tr>'
+        f'<th style="text-align:left;padding:0.2em 0.8em 0.2em 0">detector</th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>{legend}"
+    )
+
+
+def highlight_marks(found: Mapping[str, Verdict] | None):
+    """(response mark, argument mark) for the verdict detector's highlights: where the verdict's links land."""
+    if found is None:
+        return None, None
+    sentence, argument = found["hallucination"].piece, found["coverage"].piece
+    return (
+        (sentence.start, sentence.end, sentence.anchor) if sentence else None,
+        (argument.perspective, argument.argument, argument.anchor) if argument else None,
+    )

@@ -1,0 +1,68 @@
+"""The verdict at the top of Inspect, the scores against their thresholds, and the report download."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import streamlit as st
+
+from explorer import detectors
+from explorer.data.example import Example
+from explorer.detectors import DetectorResult
+from explorer.evaluation import verdict
+from explorer.render import export
+from explorer.render.verdict import highlight_marks, scores_html, verdict_html
+from explorer.scoring.runner import score_example
+from explorer.ui.state import get_detector
+
+
+def verdict_result(example: Example, results: Mapping[str, DetectorResult]) -> DetectorResult | str:
+    """The verdict detector's result: from `results`, else computed now (it is a fast one);
+    a message when it cannot score the example."""
+    name = detectors.VERDICT_DETECTOR
+    if name in results:
+        return results[name]
+    scored = score_example(example, [get_detector(name)])
+    return scored.errors[name] if name in scored.errors else scored.results[name]
+
+
+def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dict[str, verdict.Verdict] | None:
+    """One line per error type with the piece responsible; its links land in the verdict
+    detector's highlights when that detector has a tab (it is in `results`)."""
+    judge = verdict_result(example, results)
+    title = detectors.spec(detectors.VERDICT_DETECTOR).title
+    if isinstance(judge, str):
+        st.warning(f"No verdict: {title} cannot score this example ({judge}).")
+        return None
+    found = verdict.verdicts(example, judge)
+    st.html(verdict_html(example, found, title, links=detectors.VERDICT_DETECTOR in results))
+    return found
+
+
+def show_scores(results: Mapping[str, DetectorResult]) -> None:
+    if not results:
+        return
+    titles = {name: detectors.spec(name).title for name in results}
+    st.html(scores_html(results, verdict.thresholds(results), titles))
+
+
+def marks_for(name: str, found: Mapping[str, verdict.Verdict] | None):
+    """(response mark, argument mark) for detector `name`'s highlights: where the verdict's links land."""
+    return highlight_marks(found) if name == detectors.VERDICT_DETECTOR else (None, None)
+
+
+def report_button(
+    example: Example, results: Mapping[str, DetectorResult], *, key: str, changes: Sequence[str] = (), heading: str = ""
+) -> None:
+    """ "Download HTML report": the example, verdict, scores, claims and highlights in one offline page."""
+    st.download_button(
+        "Download HTML report",
+        data=lambda: export.example_html(example, dict(results), changes=changes, heading=heading),
+        file_name=export.file_name(example),
+        mime="text/html",
+        key=key,
+        on_click="ignore",  # building the page on click; a rerun would only redraw the page
+        icon=":material/download:",
+        help="One self-contained page (verdict, scores against thresholds, claims, every detector's highlights, "
+        "models and settings) that opens offline.",
+    )

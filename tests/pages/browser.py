@@ -1,0 +1,152 @@
+"""Driving the real app in headless Chromium: start the server, wait for a run to end.
+
+Shared by the browser tests (`test_browser.py`) and `bench/page_timing.py`. The browser is
+Debian's chromium (`make test` installs it): Playwright's own browser download needs a CDN
+these machines may not reach.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+# Without the background-networking flags chromium keeps dialling Google services, and each
+# refused connection is logged.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Every page must work on a laptop screen: the tests drive it at 1280 x 800.
+VIEWPORT = {"width": 1280, "height": 800}
+# First runs load the sentence encoder and score on two shared cores: generous, since each wait
+# ends as soon as its element appears.
+TIMEOUT_MS = 120_000
+STARTUP_SECONDS = 90
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_until_healthy(url: str, server: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the app exited with code {server.returncode}:\n{log.read_text(errors='replace')}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                if answer.read() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)  # polling a server that is starting: nothing on a page to wait on yet
+    raise RuntimeError(f"the app did not answer within {STARTUP_SECONDS} s:\n{log.read_text(errors='replace')}")
+
+
+@contextlib.contextmanager
+def serve(folder: Path, checkout: Path = ROOT):
+    """The real app of `checkout` on a free localhost port, with its own empty result cache in `folder`."""
+    port = _free_port()
+    log = folder / "streamlit.log"
+    env = dict(os.environ, EXPLORER_CACHE_DIR=str(folder / "cache"))
+    command = [
+        str(Path(sys.executable).with_name("streamlit")),
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    with log.open("w") as output:
+        server = subprocess.Popen(command, cwd=checkout, env=env, stdout=output, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_healthy(url, server, log)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def settle(page) -> None:
+    """Wait for Streamlit to finish the current run: no "Running…" status, no stale elements,
+    no placeholder still waiting for its element."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=stStatusWidget]')"
+        " && !document.querySelector('[data-stale=true]')"
+        " && !document.querySelector('[data-testid=stSkeleton]')"
+    )
+
+
+def screenshot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.mouse.move(0, 0)  # no hover toolbar or tooltip left over from the last click
+    page.screenshot(path=str(path))
+    return path
+
+
+def heading(page, text: str):
+    return page.locator("[data-testid=stHeading]", has_text=text)
+
+
+def word_scores(page) -> list[float]:
+    return [float(value) for value in page.locator("[data-score]").evaluate_all("s => s.map(e => e.dataset.score)")]
+
+
+def choose_sample(page, example_id: str) -> None:
+    picker = page.locator(".st-key-inspect-sample")
+    picker.click()
+    page.keyboard.type(example_id)
+    page.get_by_role("option", name=re.compile(re.escape(example_id))).first.click()
+
+
+def paste_record(page, record: dict) -> None:
+    page.locator("[data-testid=stExpander]", has_text="Paste JSON").locator("summary").click()
+    page.get_by_label("One example as JSON").fill(json.dumps(record))
+    page.get_by_role("button", name="Load JSON").click()
+
+
+def remove_detector(page, title: str) -> None:
+    page.locator("[data-testid=stSidebar]").get_by_role("button", name=f"Remove {title}").click()
+
+
+def open_dataset_page(page) -> None:
+    page.locator("[data-testid=stSidebarNav]").get_by_text("Browse a test set").click()
+    page.get_by_text(re.compile(r"\d+ of \d+ examples match the filters")).wait_for()
+    page.locator("[data-testid=stPlotlyChart]").first.wait_for()
+    settle(page)
+
+
+def add_detector(page, title: str) -> None:
+    page.locator("[data-testid=stSidebar]").get_by_role("combobox").first.click()
+    page.get_by_role("option", name=title, exact=True).click()  # not "... (tuned matcher)"
+    page.keyboard.press("Escape")

@@ -1,0 +1,66 @@
+"""`explorer.inspect`: the notebook API scores an example, a record or a file and renders the report."""
+
+import json
+import warnings
+
+import pytest
+
+import explorer
+from explorer import detectors
+from explorer.data.jsonl import InvalidExample
+from explorer.data.samples import load_samples
+from explorer.evaluation.calibration import UNLIKELY
+from tests.helpers import jsonl
+
+HOSTILE = "<script>alert(1)</script>"
+
+
+def test_a_record_gives_verdicts_scores_and_a_report_that_renders_and_saves(tmp_path, record):
+    record = dict(record, response=record["response"] + " " + HOSTILE)
+    found = explorer.inspect(record, methods=["rouge"])
+    assert isinstance(found, explorer.Inspection)
+    assert list(found.results) == ["rouge"]  # the verdict detector is scored, but not listed as chosen
+    assert found.judge.detector == detectors.VERDICT_DETECTOR
+    assert set(found.verdicts) == {"hallucination", "coverage"}
+    assert found.scores.loc["rouge", "hallucination"] == found.results["rouge"].hallucination
+    shown = found._repr_html_()
+    assert shown.startswith('<div class="rag-report">') and "<script" not in shown and "&lt;script&gt;" in shown
+    saved = found.save(tmp_path / "out" / "report.html")
+    page = saved.read_text(encoding="utf-8")
+    assert page.startswith("<!doctype html>") and shown in page  # the notebook shows the saved report
+    assert 'data-score-of="semantic.hallucination"' in page  # the verdict detector's scores are in it
+
+
+def test_a_sample_example_is_judged_error_free():
+    clean = next(e for e in load_samples() if e.id == "congestion-charging-clean")
+    found = explorer.inspect(clean)
+    assert list(found.results) == ["rouge", "semantic"]
+    assert {v.verdict for v in found.verdicts.values()} == {UNLIKELY}
+
+
+def test_a_file_gives_one_inspection_per_good_line_and_reports_the_bad_ones(tmp_path, record):
+    path = tmp_path / "data.jsonl"
+    second = dict(record, id="r2", response="Taxes reduce sugar consumption.")
+    path.write_text(jsonl(record, "{not json", second), encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        many = explorer.inspect(path, methods="rouge")
+    assert [f.example.id for f in many] == ["r1", "r2"]
+    assert len(many.problems) == 1 and "line 2" in str(many.problems[0])
+    assert any("1 line(s) could not be read" in str(w.message) for w in caught)
+    frame = many.frame()
+    assert list(frame.index) == ["r1", "r2"] and "rouge.hallucination" in frame.columns
+    assert [p.name for p in many.save(tmp_path / "reports")] == ["r1.html", "r2.html"]
+
+
+def test_bad_input_says_what_is_wrong(tmp_path, record):
+    with pytest.raises(detectors.UnknownDetectorError, match="available: rouge"):
+        explorer.inspect(record, methods=["nope"])
+    with pytest.raises(InvalidExample, match="response"):
+        explorer.inspect({k: v for k, v in record.items() if k != "response"})
+    with pytest.raises(FileNotFoundError, match="no such JSON Lines file"):
+        explorer.inspect(str(tmp_path / "missing.jsonl"))
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(json.dumps({"id": "x"}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="holds no valid example: line 1"):
+        explorer.inspect(empty)
