@@ -17,6 +17,7 @@ from tqdm import tqdm
 
 from explorer import detectors
 from explorer.data.jsonl import LoadResult, parse_jsonl, write_jsonl
+from explorer.detectors.ops import attribution
 from explorer.scoring import scores_file
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.runner import score_example, score_examples
@@ -53,20 +54,48 @@ def _method_names(value: str) -> list[str]:
     return chosen
 
 
-def build_detectors(names: Sequence[str], model: str | None) -> list[detectors.Detector]:
-    """Instantiate detectors by name; `model` goes to those that run a language model.
+def build_detectors(names: Sequence[str], model: str | None, salience: dict | None = None) -> list[detectors.Detector]:
+    """Instantiate detectors by name; `model` goes to those that run a language model and
+    `salience` (method and its settings) to the salience detector.
 
     A detector that cannot work with the chosen model (e.g. no classifier prompt was trained
-    for it) is a usage error with the detector's message, not a traceback.
+    for it) or settings is a usage error with the detector's message, not a traceback.
     """
     chosen = []
     for name in names:
         options = {"model": model} if model and detectors.spec(name).uses_model else {}
+        if name == "salience":
+            options.update(salience or {})
         try:
             chosen.append(detectors.create(name, **options))
-        except (detectors.DetectorError, FileNotFoundError) as error:
+        except (detectors.DetectorError, FileNotFoundError, ValueError) as error:
             raise CliError(f"{name}: {error}", EXIT_USAGE) from error
     return chosen
+
+
+def _salience_options(args: argparse.Namespace) -> dict:
+    options = {"method": args.salience_method, "steps": args.salience_steps, "samples": args.salience_samples}
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def _add_salience_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("salience")
+    group.add_argument(
+        "--salience-method",
+        choices=list(attribution.METHODS),
+        help=f"attribution method of the salience detector (default: {attribution.DEFAULT_METHOD}, the paper's); "
+        + "; ".join(f"{m.name}: {m.title}" for m in attribution.METHODS.values()),
+    )
+    group.add_argument(
+        "--salience-steps",
+        type=int,
+        help=f"integrated gradients: interpolation steps (default {attribution.DEFAULT_STEPS})",
+    )
+    group.add_argument(
+        "--salience-samples",
+        type=int,
+        help=f"argument Shapley values: sampled argument orders (default {attribution.DEFAULT_SAMPLES})",
+    )
 
 
 def run_validate(args: argparse.Namespace) -> int:
@@ -80,7 +109,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def run_score(args: argparse.Namespace) -> int:
     loaded = _load(args.input)
-    chosen = build_detectors(args.methods, args.model)
+    chosen = build_detectors(args.methods, args.model, _salience_options(args))
     cache = None if args.no_cache else ResultCache(args.cache_dir)
     failures = 0
     try:
@@ -123,7 +152,8 @@ def run_eval(args: argparse.Namespace) -> int:
     }
     to_score = [e for e in examples if missing[e.id]]
     if to_score:
-        chosen = {d.name: d for d in build_detectors(sorted({m for e in to_score for m in missing[e.id]}), args.model)}
+        names = sorted({m for e in to_score for m in missing[e.id]})
+        chosen = {d.name: d for d in build_detectors(names, args.model, _salience_options(args))}
         cache = None if args.no_cache else ResultCache(args.cache_dir)
         for example in tqdm(to_score, unit="example", file=sys.stderr, disable=args.quiet, desc="scoring"):
             scored = score_example(example, [chosen[m] for m in missing[example.id]], cache)
@@ -274,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
     score.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
     score.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_salience_options(score)
     score.set_defaults(run=run_score)
 
     evaluate = commands.add_parser(
@@ -298,6 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
     evaluate.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar, no table on stdout")
+    _add_salience_options(evaluate)
     evaluate.set_defaults(run=run_eval)
 
     synth = commands.add_parser(

@@ -20,9 +20,14 @@ per chunk of targets. The ways that make it fast, all exact:
   all of the chunk's gradients at once, which the GPU runs in parallel (`batched`). On a CPU
   the copies cost as much as separate passes and batched attention backward is slower.
 
+- only the targets the aggregation keeps are computed (`targets`): after columns are merged
+  into words, every response token that overlaps no content word is dropped, and column
+  normalization is per column, so those columns never change a score (`used_targets`).
+
 The result is a `[P + T, T]` array for a P-token prompt and a T-token response: entry
 `[s, t]` is input token s's attribution to response token t, and 0 where `s >= P + t`
-(a token cannot attribute to itself or to earlier positions' targets).
+(a token cannot attribute to itself or to earlier positions' targets) and in the columns
+of targets that were not asked for.
 """
 
 from __future__ import annotations
@@ -32,10 +37,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from explorer.detectors.base import Progress
+from explorer.detectors.ops import aggregate
 from explorer.models.language_model import LanguageModel
+
+Span = tuple[int, int]
 
 METHODS = ("grad_x_input", "grad_norm")
 TARGETS = ("logit", "log_prob")
+
+
+def used_targets(response_spans: Sequence[Span], word_spans: Sequence[Span]) -> list[int]:
+    """The response tokens whose columns survive word merging: those overlapping a word span."""
+    return sorted({i for group in aggregate.token_groups(response_spans, word_spans) for i in group})
 
 
 def token_salience(
@@ -43,13 +56,18 @@ def token_salience(
     prompt_ids: Sequence[int],
     response_ids: Sequence[int],
     *,
+    targets: Sequence[int] | None = None,
     method: str = "grad_x_input",
     target: str = "logit",
     chunk: int = 16,
     batched: bool | None = None,
     progress: Progress | None = None,
 ) -> np.ndarray:
-    """The raw `[P + T, T]` salience map (see the module docstring); float32."""
+    """The raw `[P + T, T]` salience map (see the module docstring); float32.
+
+    `targets` are the response positions (0-based) whose columns are computed, all by default;
+    `progress(done, total)` counts them.
+    """
     import torch
 
     if method not in METHODS:
@@ -58,6 +76,9 @@ def token_salience(
         raise ValueError(f"unknown salience target {target!r}; choose from {', '.join(TARGETS)}")
     if not prompt_ids:
         raise ValueError("the prompt must have at least one token")
+    targets = sorted(set(range(len(response_ids)) if targets is None else targets))
+    if targets and not 0 <= targets[0] <= targets[-1] < len(response_ids):
+        raise ValueError(f"targets must be response positions 0..{len(response_ids) - 1}, got {targets}")
     batched = lm.device != "cpu" if batched is None else batched
     model, embed = lm.model, lm.model.get_input_embeddings()
     prompt_length, response_length = len(prompt_ids), len(response_ids)
@@ -68,32 +89,33 @@ def token_salience(
         values = (gradient * inputs).sum(-1) if method == "grad_x_input" else gradient.norm(dim=-1)
         return values.float().cpu().numpy()
 
-    for first in range(0, response_length, chunk):
-        last = min(response_length, first + chunk)
-        targets = ids[prompt_length + first : prompt_length + last]
-        count = last - first
-        # The logits that predict response tokens first..last-1 sit at positions P+first-1 ..
-        # P+last-2, so the chunk needs inputs 0 .. P+last-2 and its last `count` logits.
-        length = prompt_length + last - 1
+    for first in range(0, len(targets), chunk):
+        chunk_targets = targets[first : first + chunk]
+        count = len(chunk_targets)
+        # Response token t is predicted by the logit at position P+t-1, which reads inputs
+        # 0 .. P+t-1 only: the chunk's forward stops at its last target's position.
+        length = prompt_length + chunk_targets[-1]
+        positions = torch.tensor([prompt_length + t - 1 for t in chunk_targets], device=lm.device)
+        token_ids = ids[positions + 1]
         with torch.enable_grad():
             inputs = embed(ids[:length]).detach()
             copies = count if batched else 1
             inputs = inputs.unsqueeze(0).repeat(copies, 1, 1).requires_grad_(True)
-            logits = model(inputs_embeds=inputs, logits_to_keep=count).logits.float()
+            logits = model(inputs_embeds=inputs, logits_to_keep=positions).logits.float()
             if target == "log_prob":
                 logits = logits.log_softmax(-1)
-            scores = logits.gather(-1, targets.expand(copies, count).unsqueeze(-1)).squeeze(-1)
+            scores = logits.gather(-1, token_ids.expand(copies, count).unsqueeze(-1)).squeeze(-1)
             if batched:
                 (gradients,) = torch.autograd.grad(scores.diagonal().sum(), inputs)
                 values = reduce(gradients, inputs.detach())
-                for k in range(count):
-                    visible = prompt_length + first + k
-                    salience[:visible, first + k] = values[k, :visible]
+                for k, t in enumerate(chunk_targets):
+                    visible = prompt_length + t
+                    salience[:visible, t] = values[k, :visible]
             else:
-                for k in range(count):
+                for k, t in enumerate(chunk_targets):
                     (gradient,) = torch.autograd.grad(scores[0, k], inputs, retain_graph=k < count - 1)
-                    visible = prompt_length + first + k
-                    salience[:visible, first + k] = reduce(gradient[0, :visible], inputs[0, :visible].detach())
+                    visible = prompt_length + t
+                    salience[:visible, t] = reduce(gradient[0, :visible], inputs[0, :visible].detach())
         if progress is not None:
-            progress(last, response_length)
+            progress(first + count, len(targets))
     return salience
