@@ -33,6 +33,20 @@ def _response_label(example: Example, result: DetectorResult, index: int) -> str
     return f"{example.response[word.start : word.end]} · word {index + 1}"
 
 
+def show_method_details(result: DetectorResult, *, key: str) -> None:
+    """What a salience method adds: integrated gradients' convergence, the argument methods' matrix."""
+    convergence = result.details.get("convergence")
+    if convergence:
+        st.caption(
+            f"Integrated gradients, {convergence['steps']} steps from {convergence['baseline']}: the attributions of "
+            f"a response token add up to its score's change within {convergence['median_relative_delta']:.0%} "
+            f"(median over tokens; worst {convergence['max_relative_delta']:.0%}). A large gap means too few steps."
+        )
+    matrix = result.details.get("argument_sentence")
+    if matrix:
+        st.plotly_chart(figures.heatmap_figure(matrix), key=f"{key}.argument_sentence")
+
+
 def show_word_map(example: Example, name: str, result: DetectorResult, *, key: str) -> None:
     """Follow-a-word highlights and the heatmap, for a result whose details hold a word map."""
     if word_links.word_map(result) is None or not result.argument_words or not result.response_words:
@@ -67,6 +81,7 @@ def show_word_map(example: Example, name: str, result: DetectorResult, *, key: s
     )
     groups = [f"{w.perspective}.{w.argument}" for w in result.argument_words]
     st.plotly_chart(figures.heatmap_figure(result.details["heatmap"], groups), key=f"{key}.heatmap")
+    show_method_details(result, key=key)
     if detectors.spec(name).uses_model:
         with st.expander("The prompt the model read (the response is teacher-forced after it)"):
             try:

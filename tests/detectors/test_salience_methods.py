@@ -83,7 +83,7 @@ def test_ablating_the_copied_argument_costs_more_than_ablating_an_unrelated_one(
     inputs = inputs_for(model, COPIED, argument_labels=["pro 1", "con 1"])
     output = attribution.argument_ablation(inputs)
     matrix = output.details["argument_sentence"]
-    assert matrix["y"] == ["pro 1", "con 1"] and matrix["x"] == [COPIED.response]
+    assert matrix["y"] == ["pro 1", "con 1"] and matrix["sentences"] == [[0, len(COPIED.response)]]
     (copied,), (unrelated,) = matrix["z"]
     assert copied > unrelated + 1.0  # log-probability of the sentence
     token_map = output.token_map

@@ -251,14 +251,22 @@ def _perturbation(inputs: SalienceInputs, kind, options: dict, forwards: int) ->
         if matrix is None
         else {
             "z": np.round(matrix, 4).tolist(),
-            "x": [inputs.response[start:end] for start, end in sentences],
+            "x": [f"{i + 1}. {_opening(inputs.response[start:end])}" for i, (start, end) in enumerate(sentences)],
+            "sentences": [list(span) for span in sentences],
             "y": list(inputs.argument_labels) or [f"argument {i + 1}" for i in range(len(values))],
+            "colorbar": "log-prob",
             "title": "Log-probability each response sentence (column) loses when one argument (row) is removed"
             if kind.__name__ == "FeatureAblation"
             else "Shapley value of each argument (row) for each response sentence's log-probability (column)",
         }
     }
     return MethodOutput(token_map, details)
+
+
+def _opening(sentence: str, words: int = 6) -> str:
+    """A sentence's first words, as a label."""
+    split = sentence.split()
+    return " ".join(split[:words]) + ("…" if len(split) > words else "")
 
 
 _METHODS = (
