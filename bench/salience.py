@@ -1,7 +1,7 @@
 """Salience speed, memory and exactness: every way of computing the map, on one example.
 
     python bench/salience.py [--example ID] [--response-tokens 120] [--variants a,b,...]
-                             [--steps 16] [--samples 4] [--model PATH]
+                             [--repeat 1] [--steps 64] [--samples 4] [--model PATH]
 
 Each variant runs in its own process (so each peak RSS is its own) on the same model, prompt
 and response, with the log-probability target (what Captum attributes) where the method
@@ -17,10 +17,11 @@ allows it, one torch thread unless its name says otherwise:
 - grad_norm, integrated_gradients, argument_ablation, argument_shapley: the other methods of
   `explorer.detectors.ops.attribution`, on the kept targets.
 
-Prints seconds per example (model loading excluded), peak RSS, the speed ratio against Captum,
-the max abs difference of token maps against Captum (prompt rows, kept columns: where the
-quantity is the same) and of word maps against the all-targets path (the detector's
-aggregation; for the other methods it says how far they move from the paper's map).
+Prints seconds per example (model loading excluded; the median of `--repeat` rounds, which
+interleave the variants), peak RSS, the speed ratio against Captum, the max abs difference of
+token maps against Captum (prompt rows, kept columns: where the quantity is the same) and of
+word maps against the all-targets path (the detector's aggregation; for the other methods it
+says how far they move from the paper's map).
 The machine is whatever it is: say how loaded it was when you quote a figure.
 """
 
@@ -188,6 +189,7 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(DEFAULT_VARIANTS), help=f"any of {', '.join(VARIANTS)}")
     parser.add_argument("--steps", type=int, default=attribution.DEFAULT_STEPS, help="integrated gradients steps")
     parser.add_argument("--samples", type=int, default=attribution.DEFAULT_SAMPLES, help="Shapley sampled orders")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds over the variants; the median time is shown")
     parser.add_argument("--model", help="a .gguf file or model folder (default: packaged SmolLM2-135M)")
     parser.add_argument("--only", help=argparse.SUPPRESS)
     parser.add_argument("--save", help=argparse.SUPPRESS)
@@ -210,11 +212,15 @@ def main() -> None:
         f"({len(inputs.targets)} kept), CPU, float32; load average before: {load_average()}",
         flush=True,
     )
-    runs, maps = {}, {}
+    runs, maps, times = {}, {}, {v: [] for v in variants}
     with tempfile.TemporaryDirectory() as folder:
-        for variant in variants:
-            runs[variant], maps[variant] = run_variant(args, variant, Path(folder))
-            print(f"  {variant}: {runs[variant]['seconds']:.1f} s (load average {load_average()})", flush=True)
+        for _ in range(args.repeat):  # rounds interleave the variants, so a change of load hits them all
+            for variant in variants:
+                runs[variant], maps[variant] = run_variant(args, variant, Path(folder))
+                times[variant].append(runs[variant]["seconds"])
+                print(f"  {variant}: {runs[variant]['seconds']:.1f} s (load average {load_average()})", flush=True)
+    for variant in variants:
+        runs[variant]["seconds"] = float(np.median(times[variant]))
 
     def word_map(token_map):
         return detector.word_map(example, inputs.prompt, inputs.prompt_spans, inputs.response_spans, token_map)[2]

@@ -18,11 +18,12 @@ per chunk of targets. The ways that make it fast, all exact:
 - on a CPU, one forward per chunk is shared by the chunk's backward passes (`retain_graph`);
   on a GPU the chunk's prefix is copied once per target and a single backward pass computes
   all of the chunk's gradients at once, which the GPU runs in parallel (`batched`). On a CPU
-  the copies cost as much as separate passes and batched attention backward is slower.
-
+  the copies cost as much as separate passes and batched attention backward is slower;
 - only the targets the aggregation keeps are computed (`targets`): after columns are merged
   into words, every response token that overlaps no content word is dropped, and column
-  normalization is per column, so those columns never change a score (`used_targets`).
+  normalization is per column, so those columns never change a score (`used_targets`). The
+  chunks stay chunks of positions, so each forward pass is the one the all-targets path runs
+  and the kept columns are bitwise the same; only backward passes are skipped.
 
 The result is a `[P + T, T]` array for a P-token prompt and a T-token response: entry
 `[s, t]` is input token s's attribution to response token t, and 0 where `s >= P + t`
@@ -89,22 +90,29 @@ def token_salience(
         values = (gradient * inputs).sum(-1) if method == "grad_x_input" else gradient.norm(dim=-1)
         return values.float().cpu().numpy()
 
-    for first in range(0, len(targets), chunk):
-        chunk_targets = targets[first : first + chunk]
-        count = len(chunk_targets)
-        # Response token t is predicted by the logit at position P+t-1, which reads inputs
-        # 0 .. P+t-1 only: the chunk's forward stops at its last target's position.
-        length = prompt_length + chunk_targets[-1]
-        positions = torch.tensor([prompt_length + t - 1 for t in chunk_targets], device=lm.device)
-        token_ids = ids[positions + 1]
+    done = 0
+    for first in range(0, response_length, chunk):
+        last = min(response_length, first + chunk)
+        chunk_targets = [t for t in targets if first <= t < last]
+        if not chunk_targets:
+            continue
+        # Chunks of positions, not of kept targets: the forward pass is then the very one the
+        # all-targets path runs (same length, same logits), so the kept columns are bitwise its
+        # columns. The logits that predict response tokens first..last-1 sit at positions
+        # P+first-1 .. P+last-2, so the chunk needs inputs 0 .. P+last-2 and its last `count` logits.
+        count = last - first
+        length = prompt_length + last - 1
         with torch.enable_grad():
             inputs = embed(ids[:length]).detach()
-            copies = count if batched else 1
+            copies = len(chunk_targets) if batched else 1
             inputs = inputs.unsqueeze(0).repeat(copies, 1, 1).requires_grad_(True)
-            logits = model(inputs_embeds=inputs, logits_to_keep=positions).logits.float()
+            logits = model(inputs_embeds=inputs, logits_to_keep=count).logits.float()
             if target == "log_prob":
                 logits = logits.log_softmax(-1)
-            scores = logits.gather(-1, token_ids.expand(copies, count).unsqueeze(-1)).squeeze(-1)
+            scores = logits.gather(
+                -1, ids[prompt_length + first : prompt_length + last].expand(copies, count)[..., None]
+            )
+            scores = scores[..., 0][:, [t - first for t in chunk_targets]]  # [copies, targets in chunk]
             if batched:
                 (gradients,) = torch.autograd.grad(scores.diagonal().sum(), inputs)
                 values = reduce(gradients, inputs.detach())
@@ -113,9 +121,11 @@ def token_salience(
                     salience[:visible, t] = values[k, :visible]
             else:
                 for k, t in enumerate(chunk_targets):
-                    (gradient,) = torch.autograd.grad(scores[0, k], inputs, retain_graph=k < count - 1)
+                    last_one = k == len(chunk_targets) - 1
+                    (gradient,) = torch.autograd.grad(scores[0, k], inputs, retain_graph=not last_one)
                     visible = prompt_length + t
                     salience[:visible, t] = reduce(gradient[0, :visible], inputs[0, :visible].detach())
+        done += len(chunk_targets)
         if progress is not None:
-            progress(first + count, len(targets))
+            progress(done, len(targets))
     return salience
