@@ -178,8 +178,5 @@ def inspect(
     if single:
         return found[0]
     if problems:
-        warnings.warn(
-            f"{len(problems)} line(s) could not be read and were skipped, e.g. {problems[0]}", stacklevel=2
-        )
+        warnings.warn(f"{len(problems)} line(s) could not be read and were skipped, e.g. {problems[0]}", stacklevel=2)
     return Inspections(found, problems)
-

@@ -25,6 +25,7 @@ from explorer import console, detectors
 from explorer.config import cache_dir
 from explorer.data.example import Example
 from explorer.data.jsonl import JSON_LINES, LoadResult, parse_jsonl, write_jsonl
+from explorer.detectors.ops import attribution
 from explorer.files import WriteError, atomic_writer, same_file
 from explorer.models.language_model import InvalidModelError
 from explorer.scoring import ray_engine, scores_file
@@ -73,17 +74,25 @@ def _method_names(value: str) -> list[str]:
     return chosen
 
 
-def build_detectors(names: Sequence[str], model: str | None) -> list[detectors.Detector]:
-    """Instantiate detectors by name; `model` goes to those that run a language model.
+def detector_options(names: Sequence[str], model: str | None, salience: dict | None = None) -> dict[str, dict]:
+    """Each detector's constructor options: `model` (`detectors.create` gives it only to those
+    that run a language model) and, for the salience detector, its method and settings."""
+    return {name: {"model": model, **((salience or {}) if name == "salience" else {})} for name in names}
+
+
+def build_detectors(names: Sequence[str], model: str | None, salience: dict | None = None) -> list[detectors.Detector]:
+    """Instantiate detectors by name; `model` goes to those that run a language model and
+    `salience` (method and its settings) to the salience detector.
 
     A detector that cannot work with the chosen model (e.g. no classifier prompt was trained
-    for it) is a usage error with the detector's message, not a traceback.
+    for it) or settings is a usage error with the detector's message, not a traceback.
     """
+    options = detector_options(names, model, salience)
     chosen = []
     for name in names:
         try:
-            chosen.append(detectors.create(name, model=model))
-        except (detectors.DetectorError, InvalidModelError, FileNotFoundError) as error:
+            chosen.append(detectors.create(name, **options[name]))
+        except (detectors.DetectorError, InvalidModelError, FileNotFoundError, ValueError) as error:
             raise CliError(f"{name}: {error}", EXIT_USAGE) from error
     return chosen
 
@@ -102,16 +111,58 @@ def _scored(args: argparse.Namespace, requests: Sequence[tuple[Example, Sequence
     if args.engine == "local" and any(value is not None for value in ray_options.values()):
         given = ", ".join(option for option, value in ray_options.items() if value is not None)
         raise CliError(f"{given}: only with --engine ray", EXIT_USAGE)
-    built = {d.name: d for d in build_detectors(list(dict.fromkeys(m for _, ms in requests for m in ms)), args.model)}
+    _set_threads(args)
+    names = list(dict.fromkeys(m for _, ms in requests for m in ms))
+    built = {d.name: d for d in build_detectors(names, args.model, _salience_options(args))}
     directory = None if args.no_cache else args.cache_dir or cache_dir()
     if args.engine == "local":
         return score_requests(((e, [built[m] for m in ms]) for e, ms in requests), _cache(args))
     built.clear()  # built only to refuse what cannot work: each worker builds its own
     settings = ray_engine.Settings(args.address, args.workers or 1, args.gpus_per_worker or 0.0, args.quiet)
     try:
-        return ray_engine.score(requests, args.model, directory, settings)
+        return ray_engine.score(
+            requests, detector_options(names, args.model, _salience_options(args)), directory, settings
+        )
     except ray_engine.EngineError as error:
         raise CliError(str(error), EXIT_USAGE) from error
+
+
+def _set_threads(args: argparse.Namespace) -> None:
+    if args.threads:
+        import torch  # only when asked: ROUGE alone never loads torch
+
+        torch.set_num_threads(args.threads)
+
+
+def _salience_options(args: argparse.Namespace) -> dict:
+    options = {"method": args.salience_method, "steps": args.salience_steps, "samples": args.salience_samples}
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def _add_salience_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("salience")
+    group.add_argument(
+        "--salience-method",
+        choices=list(attribution.METHODS),
+        help=f"attribution method of the salience detector (default: {attribution.DEFAULT_METHOD}, the paper's); "
+        + "; ".join(f"{m.name}: {m.title}" for m in attribution.METHODS.values()),
+    )
+    group.add_argument(
+        "--salience-steps",
+        type=int,
+        help=f"integrated gradients: interpolation steps (default {attribution.DEFAULT_STEPS})",
+    )
+    group.add_argument(
+        "--salience-samples",
+        type=int,
+        help=f"argument Shapley values: sampled argument orders (default {attribution.DEFAULT_SAMPLES})",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="torch CPU threads for model-based detectors (default: torch's choice; on a machine shared with other "
+        "busy processes 1 is several times faster)",
+    )
 
 
 def run_validate(args: argparse.Namespace) -> int:
@@ -332,6 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
     score.add_argument("--quiet", action="store_true", help="no progress bar or notices, only errors and warnings")
     ray_engine.add_options(score)
+    _add_salience_options(score)
     score.set_defaults(run=run_score)
 
     evaluate = commands.add_parser(
@@ -375,6 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(Synth, +Para, +Dev, +Org) from the input and evaluate each on --split (default test)",
     )
     ray_engine.add_options(evaluate)
+    _add_salience_options(evaluate)
     evaluate.set_defaults(run=run_eval)
 
     synth = commands.add_parser(

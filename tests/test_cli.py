@@ -243,3 +243,23 @@ def test_quiet_eval_prints_nothing_when_nothing_is_wrong(data_file, tmp_path, ca
     assert main(["eval", str(data_file), "--methods", "rouge", "--out", str(tmp_path / "r"), "--quiet"]) == 0
     assert capsys.readouterr() == ("", "")
     assert (tmp_path / "r.md").is_file() and (tmp_path / "r.json").is_file()
+
+
+def test_salience_settings_that_do_not_fit_the_method_are_usage_errors(data_file, tmp_path, capsys):
+    out = str(tmp_path / "o.jsonl")
+    with pytest.raises(SystemExit) as exited:
+        main(["score", str(data_file), "--methods", "salience", "--salience-method", "lime", "--out", out])
+    assert exited.value.code == 2 and "invalid choice: 'lime'" in capsys.readouterr().err
+    assert main(["score", str(data_file), "--methods", "salience", "--salience-steps", "8", "--out", out]) == 2
+    assert "salience: grad_x_input has no setting steps (its settings: none)" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_score_computes_salience_with_the_chosen_method(data_file, tmp_path):
+    out, cache = tmp_path / "out.jsonl", tmp_path / "cache"
+    command = ["score", str(data_file), "--methods", "salience", "--salience-method", "argument_ablation"]
+    assert main([*command, "--out", str(out), "--cache-dir", str(cache), "--quiet"]) == 0
+    assert all(0 <= line["scores"]["salience"]["hallucination"] <= 1 for line in read_lines(out))
+    cached = [json.loads(path.read_text()) for path in (cache / "results" / "salience").rglob("*.json")]
+    assert len(cached) == 2 and {r["info"]["config"]["method"] for r in cached} == {"argument_ablation"}
+    assert all(r["details"]["argument_sentence"]["y"] == ["pro 1", "con 1"] for r in cached)

@@ -10,9 +10,13 @@ gradient x input map; `explorer.detectors.ops.aggregate` turns it into scores:
     b_j      = column max  (how much response word j draws on one argument word: attribution)
     s_hall   = 1 - gmean(b)       s_cov = 1 - min over perspectives of gmean(a in perspective)
 
-Word-level error scores are 1 - a_i and 1 - b_j. Stop words are neither rows nor columns.
+Word-level error scores are 1 - a_i and 1 - b_j. Stop words are neither rows nor columns, so
+only the response tokens that overlap a content word are attributed (the other columns would
+be dropped after merging, and normalization is per column: skipping them is exact).
 App. C's variants are settings: `reduction` sum or negative entropy instead of max, and
-`method="grad_norm"` (gradient L2 norm) instead of gradient x input.
+`method`, the attribution method (`explorer.detectors.ops.attribution`): gradient x input (the
+paper, default), gradient L2 norm, integrated gradients, or argument-level ablation / Shapley
+values through Captum.
 
 Inputs that do not fit the model's context are refused with a `DetectorError` that gives the
 token counts: truncating would silently score a different example.
@@ -21,6 +25,7 @@ token counts: truncating would silently score a different example.
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from functools import cached_property
 
 import numpy as np
@@ -35,11 +40,12 @@ from explorer.detectors.base import (
     ResponseWordScore,
 )
 from explorer.detectors.ops import aggregate
-from explorer.detectors.ops.salience_map import METHODS, TARGETS, token_salience
+from explorer.detectors.ops import attribution as salience_methods
+from explorer.detectors.ops.salience_map import used_targets
 from explorer.models.identity import model_identity
 from explorer.models.language_model import LanguageModel, load_language_model, resolve_spec
 from explorer.text import prompts
-from explorer.text.words import DEFAULT_SEGMENTER, Segmenter
+from explorer.text.words import DEFAULT_SEGMENTER, Segmenter, Word
 
 HEATMAP_DECIMALS = 4
 
@@ -58,18 +64,30 @@ class SalienceDetector(Detector):
         self,
         model: str | None = None,
         *,
-        method: str = "grad_x_input",
+        method: str = salience_methods.DEFAULT_METHOD,
         reduction: str = "max",
-        target: str = "logit",
+        target: str | None = None,
         chunk: int | None = None,
         segmenter: Segmenter = DEFAULT_SEGMENTER,
+        **settings,
     ):
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        """`target`: the attributed score, "logit" (the paper) or "log_prob"; default: the
+        method's first (the perturbation methods measure log-probabilities only). `settings`:
+        the method's own (`steps` for integrated gradients, `samples` for Shapley values)."""
+        self.attribution = salience_methods.get_method(method)
         if reduction not in aggregate.REDUCTIONS:
             raise ValueError(f"reduction must be one of {', '.join(aggregate.REDUCTIONS)}, got {reduction!r}")
-        if target not in TARGETS:
-            raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+        target = target or self.attribution.targets[0]
+        if target not in self.attribution.targets:
+            raise ValueError(f"target of {method} must be one of {', '.join(self.attribution.targets)}, got {target!r}")
+        unknown = set(settings) - set(self.attribution.settings)
+        if unknown:
+            known = ", ".join(self.attribution.settings) or "none"
+            raise ValueError(f"{method} has no setting {', '.join(sorted(unknown))} (its settings: {known})")
+        self.settings = {**self.attribution.settings, **{k: v for k, v in settings.items() if v is not None}}
+        for name, value in self.settings.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
         self.model_path = resolve_spec(model)
         self.method, self.reduction, self.target = method, reduction, target
         self.chunk = chunk
@@ -77,7 +95,12 @@ class SalienceDetector(Detector):
         self._load_lock = threading.Lock()
 
     def config(self) -> dict:
-        return {"method": self.method, "reduction": self.reduction, "target": self.target}
+        config = {"method": self.method, "reduction": self.reduction, "target": self.target, **self.settings}
+        # Results computed before methods had versions (the shipped ones) keep their keys: a
+        # method's version joins the key once it moves past "1".
+        if self.attribution.version != "1":
+            config["method_version"] = self.attribution.version
+        return config
 
     @cached_property
     def _identity(self) -> str:
@@ -106,11 +129,50 @@ class SalienceDetector(Detector):
                 f"the model reads at most {model.context_length}; salience never truncates, so shorten the "
                 "response or the arguments, or choose a model with a longer context"
             )
-        chunk = self.chunk or (64 if model.device != "cpu" else 32)
-        salience = token_salience(
-            model, prompt_ids, response_ids, method=self.method, target=self.target, chunk=chunk, progress=progress
+        response_words = self.segmenter.content_words(example.response)
+        inputs = salience_methods.SalienceInputs(
+            lm=model,
+            prompt=prompt,
+            prompt_ids=prompt_ids,
+            prompt_spans=prompt_spans,
+            response=example.response,
+            response_ids=response_ids,
+            response_spans=response_spans,
+            targets=used_targets(response_spans, [(w.start, w.end) for w in response_words]),
+            target=self.target,
+            argument_labels=[f"{example.perspectives[a.perspective].name} {a.argument + 1}" for a in prompt.arguments],
+            chunk=self.chunk or (64 if model.device != "cpu" else 32),
+            progress=progress,
         )
-        return self.result_from_map(example, prompt, prompt_spans, response_spans, salience)
+        output = self.attribution.compute(inputs, **self.settings)
+        result = self.result_from_map(example, prompt, prompt_spans, response_spans, output.token_map)
+        return replace(result, details={**result.details, **output.details}) if output.details else result
+
+    def word_map(
+        self,
+        example: Example,
+        prompt: prompts.Prompt,
+        prompt_spans: list[tuple[int, int]],
+        response_spans: list[tuple[int, int]],
+        salience: np.ndarray,
+    ) -> tuple[list[tuple[int, int, Word]], tuple[Word, ...], np.ndarray]:
+        """The `[argument words, response words]` map from a raw `[P + T, T]` token map, with its
+        rows `(perspective, argument, word)` and columns (content words of the response)."""
+        rows = []  # (perspective, argument, word) for every content word of every argument
+        row_spans = []  # those words' spans in the prompt
+        for span in prompt.arguments:
+            argument = example.perspectives[span.perspective].arguments[span.argument]
+            for word in self.segmenter.content_words(argument):
+                rows.append((span.perspective, span.argument, word))
+                row_spans.append((span.start + word.start, span.start + word.end))
+        response_words = self.segmenter.content_words(example.response)
+        normalized = aggregate.normalize_columns(np.square(salience, dtype=np.float64))
+        word_map = aggregate.merge_to_words(
+            normalized[: len(prompt_spans)],
+            aggregate.token_groups(prompt_spans, row_spans),
+            aggregate.token_groups(response_spans, [(w.start, w.end) for w in response_words]),
+        )
+        return rows, response_words, word_map
 
     def result_from_map(
         self,
@@ -121,21 +183,7 @@ class SalienceDetector(Detector):
         salience: np.ndarray,
     ) -> DetectorResult:
         """Scores from a raw `[P + T, T]` token map (the aggregation steps of the docstring)."""
-        rows = []  # (perspective, argument, word) for every content word of every argument
-        row_spans = []  # those words' spans in the prompt
-        for span in prompt.arguments:
-            argument = example.perspectives[span.perspective].arguments[span.argument]
-            for word in self.segmenter.content_words(argument):
-                rows.append((span.perspective, span.argument, word))
-                row_spans.append((span.start + word.start, span.start + word.end))
-        response_words = self.segmenter.content_words(example.response)
-
-        normalized = aggregate.normalize_columns(np.square(salience, dtype=np.float64))
-        word_map = aggregate.merge_to_words(
-            normalized[: len(prompt_spans)],
-            aggregate.token_groups(prompt_spans, row_spans),
-            aggregate.token_groups(response_spans, [(w.start, w.end) for w in response_words]),
-        )
+        rows, response_words, word_map = self.word_map(example, prompt, prompt_spans, response_spans, salience)
         contribution, attribution = aggregate.word_scores(word_map, self.reduction)
         scores = aggregate.example_scores(contribution, [p for p, _, _ in rows], attribution, len(example.perspectives))
         names = [p.name for p in example.perspectives]

@@ -85,9 +85,7 @@ def worst_argument(example: Example, result: DetectorResult) -> Piece | None:
     return best
 
 
-def verdicts(
-    example: Example, result: DetectorResult, calibrations: Calibrations | None = None
-) -> dict[str, Verdict]:
+def verdicts(example: Example, result: DetectorResult, calibrations: Calibrations | None = None) -> dict[str, Verdict]:
     """Per error type, the verdict of `result` on `example` and the piece responsible."""
     calibrations = calibrations or shipped()
     found = {}

@@ -141,9 +141,7 @@ def _sentence_map_html(example: Example, result: DetectorResult) -> str:
             f'<td style="background:{highlights.score_color(v / top)}" title="{v:.3f}">{v:.2f}</td>' for v in values
         )
         rows.append(f'<tr><th title="{html.escape(text)}">{html.escape(label)}</th>{cells}</tr>')
-    sentences = "".join(
-        f"<li>{html.escape(example.response[s:e])}</li>" for s, e in found.columns
-    )
+    sentences = "".join(f"<li>{html.escape(example.response[s:e])}</li>" for s, e in found.columns)
     return (
         "<h3>Where each response sentence draws from</h3>"
         '<p class="meta">Largest share of a response word\'s salience held by a word of the argument sentence '

@@ -187,6 +187,7 @@ def link_map_figure(
     column_text: Sequence[str] | None = None,
     row_text: Sequence[str] | None = None,
     title: str = "",
+    measure: tuple[str, str] = ("share", "strongest link"),
     clickable: bool = False,
 ) -> go.Figure:
     """A map of links between argument pieces (rows) and response pieces (columns), e.g. a
@@ -195,13 +196,14 @@ def link_map_figure(
     `columns` / `rows` are the short tick labels; `column_text` / `row_text` the full texts
     shown on hover. `clickable` lays an invisible marker on every cell, so that a click selects
     it (Plotly heatmaps cannot be selected; `st.plotly_chart(on_select=...)` reports the
-    marker's `x` = column and `y` = row). Labels are user text, shown as plain text.
+    marker's `x` = column and `y` = row). `measure`: what a cell holds, for the colour bar and the
+    hover. Labels are user text, shown as plain text.
     """
     z = np.asarray(z, dtype=float)
     column_text = [_plain(t) for t in (column_text or columns)]
     row_text = [_plain(t) for t in (row_text or rows)]
     n_rows, n_columns = z.shape
-    hover = "%{customdata[0]}<br>→ %{customdata[1]}<br>strongest link %{customdata[2]:.3f}<extra></extra>"
+    hover = f"%{{customdata[0]}}<br>→ %{{customdata[1]}}<br>{_plain(measure[1])} %{{customdata[2]:.3f}}<extra></extra>"
     cells = [[(row_text[r], column_text[c], z[r, c]) for c in range(n_columns)] for r in range(n_rows)]
     figure = go.Figure(
         go.Heatmap(
@@ -210,7 +212,7 @@ def link_map_figure(
             y=list(range(n_rows)),
             customdata=cells,
             colorscale=highlights.COLORSCALE,
-            colorbar={"title": {"text": "share"}, "thickness": 12},
+            colorbar={"title": {"text": _plain(measure[0])}, "thickness": 12},
             hovertemplate=hover,
             hoverinfo="skip" if clickable else None,
         )

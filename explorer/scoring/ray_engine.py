@@ -26,7 +26,7 @@ import logging
 import math
 import os
 import pickle
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -103,8 +103,8 @@ class BatchScorer:
     input `index` and its results as a JSON string (`_to_wire`).
     """
 
-    def __init__(self, names: Sequence[str], model: str | None, cache_dir: str | None):
-        self.detectors = {name: detectors.create(name, model=model) for name in names}
+    def __init__(self, options: Mapping[str, dict], cache_dir: str | None):
+        self.detectors = {name: detectors.create(name, **settings) for name, settings in options.items()}
         self.cache = ResultCache(Path(cache_dir)) if cache_dir is not None else None
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
@@ -139,12 +139,13 @@ def _from_wire(example: Example, text: str) -> ScoredExample:
 
 def score(
     requests: Sequence[tuple[Example, Sequence[str]]],
-    model: str | None,
+    options: Mapping[str, dict],
     cache_dir: Path | None,
     settings: Settings,
 ) -> Iterator[ScoredExample]:
     """Each example scored by the detectors named with it, in input order, on Ray.
 
+    `options` holds each named detector's constructor options (`detectors.create`).
     `cache_dir` None scores without the result cache; a path is used by every worker (a
     shared filesystem on a cluster, or each node's own copy of that path). Ray is joined or
     started before this returns (`EngineError` when it cannot be), and a Ray started here
@@ -154,19 +155,18 @@ def score(
     if not requests:
         return iter(())
     started_here = connect(ray, settings)
-    return _scored(ray, list(requests), model, cache_dir, settings, started_here)
+    return _scored(ray, list(requests), options, cache_dir, settings, started_here)
 
 
 def _scored(
     ray: ModuleType,
     requests: list[tuple[Example, Sequence[str]]],
-    model: str | None,
+    options: Mapping[str, dict],
     cache_dir: Path | None,
     settings: Settings,
     started_here: bool,
 ) -> Iterator[ScoredExample]:
     try:
-        names = list(dict.fromkeys(name for _, methods in requests for name in methods))
         context = ray.data.DataContext.get_current()
         context.execution_options.preserve_order = True
         context.enable_progress_bars = False  # the caller draws one bar over examples
@@ -179,8 +179,7 @@ def _scored(
         scored = ray.data.from_items(items).map_batches(
             BatchScorer,
             fn_constructor_kwargs={
-                "names": names,
-                "model": model,
+                "options": {name: dict(options[name]) for name in dict.fromkeys(n for _, ms in requests for n in ms)},
                 "cache_dir": None if cache_dir is None else str(cache_dir),
             },
             batch_size=batch_size,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import streamlit as st
@@ -39,7 +40,8 @@ def results_for(example: Example, methods: Sequence[str]) -> tuple[dict[str, Det
             if result is not None:
                 results[name] = result
                 continue
-            key = f"{name}:{model}:{example.content_hash()}"
+            # the settings too: the same example with another salience method is another job
+            key = f"{name}:{model}:{json.dumps(detector.config(), sort_keys=True)}:{example.content_hash()}"
             job = get_jobs().submit(
                 key,
                 f"{detectors.spec(name).title} on {example.id}",

@@ -16,12 +16,14 @@ from explorer.config import cache_dir
 from explorer.data.example import Example
 from explorer.data.samples import load_samples
 from explorer.detectors import Detector
+from explorer.detectors.ops import attribution
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.jobs import JobRunner
 
 CURRENT_EXAMPLE = "current_example"
 METHODS = "methods"
 MODEL = "model"
+SALIENCE_METHOD = "salience_method"
 SHOW_GOLD = "show_gold"
 INSPECT_PREFIX = "inspect"  # the Inspect page's editor keys; other pages load examples into it
 INSPECT_REPORT = "inspect.report"
@@ -124,9 +126,16 @@ WORD_MAP_PARTS = ("cell", "response_word", "argument_word", "block")
 DEFAULT_METHODS = ["rouge", "semantic"]
 
 
-@st.cache_resource(show_spinner="Loading detector…")
 def get_detector(name: str, model: str = "") -> Detector:
-    return detectors.create(name, model=model)
+    """The detector with the sidebar's settings (the salience method), loaded once per process."""
+    method = st.session_state.get(SALIENCE_METHOD, attribution.DEFAULT_METHOD) if name == "salience" else ""
+    return _detector(name, model, method)
+
+
+@st.cache_resource(show_spinner="Loading detector…")
+def _detector(name: str, model: str, salience_method: str) -> Detector:
+    options = {"method": salience_method} if salience_method else {}
+    return detectors.create(name, model=model, **options)
 
 
 def get_result_cache() -> ResultCache:
@@ -178,6 +187,26 @@ def sidebar() -> None:
                 help="A local Hugging Face model folder or a .gguf file, used by model-based detectors.",
                 on_change=lambda: state.__setitem__(MODEL, state[SIDEBAR_MODEL].strip()),
             )
+        salience_method_picker()
+
+
+def salience_method_picker() -> None:
+    """The salience detector's attribution method, shown while salience is among the detectors."""
+    state = st.session_state
+    state.setdefault(SALIENCE_METHOD, attribution.DEFAULT_METHOD)
+    if "salience" not in state[METHODS]:
+        return
+    st.selectbox(
+        "Salience method",
+        list(attribution.METHODS),
+        index=list(attribution.METHODS).index(state[SALIENCE_METHOD]),
+        format_func=lambda name: attribution.METHODS[name].title,
+        key="sidebar.salience_method",
+        on_change=lambda: state.__setitem__(SALIENCE_METHOD, state["sidebar.salience_method"]),
+        help="\n\n".join(f"**{m.title}** (Captum `{m.captum}`): {m.summary}" for m in attribution.METHODS.values())
+        + "\n\nOnly the paper's method has precomputed results for the sample data; the others compute "
+        "in the background.",
+    )
 
 
 def chosen_methods() -> list[str]:

@@ -72,6 +72,27 @@ def _word_buttons(label: str, texts: Sequence[str], indices: Sequence[int], key:
     )
 
 
+def show_method_details(result: DetectorResult, *, key: str) -> None:
+    """What a salience method adds: integrated gradients' convergence, the argument methods' matrix."""
+    convergence = result.details.get("convergence")
+    if convergence:
+        st.caption(
+            f"Integrated gradients, {convergence['steps']} steps from {convergence['baseline']}: the attributions of "
+            f"a response token add up to its score's change within {convergence['median_relative_delta']:.0%} "
+            f"(median over tokens; worst {convergence['max_relative_delta']:.0%}). A large gap means too few steps."
+        )
+    matrix = result.details.get("argument_sentence")
+    if matrix:
+        figure = figures.link_map_figure(
+            matrix["z"],
+            matrix["x"],
+            matrix["y"],
+            title=matrix["title"],
+            measure=(matrix["colorbar"], matrix["colorbar"]),
+        )
+        st.plotly_chart(figure, key=f"{key}.argument_sentence", config={"displayModeBar": False})
+
+
 def show_word_map(example: Example, name: str, result: DetectorResult, *, key: str) -> None:
     """The sentence map, clickable words of the chosen pair, what the chosen word links to, the prompt."""
     found = word_links.sentence_map(result, example)
@@ -143,6 +164,7 @@ def show_word_map(example: Example, name: str, result: DetectorResult, *, key: s
             config={"displayModeBar": False},
         )
         st.caption(f"Argument sentence: {literal(example.perspectives[p].arguments[a][start:end])}")
+    show_method_details(result, key=key)
     if detectors.spec(name).uses_model:
         with st.expander("The prompt the model read (the response is teacher-forced after it)"):
             try:

@@ -6,7 +6,7 @@ import torch
 
 from explorer.detectors import DetectorError
 from explorer.detectors.ops import aggregate
-from explorer.detectors.ops.salience_map import token_salience
+from explorer.detectors.ops.salience_map import token_salience, used_targets
 from explorer.detectors.salience import SalienceDetector, token_offsets
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.runner import score_example
@@ -79,6 +79,36 @@ def test_log_prob_target_matches_captum(model, tiny_ids):
     expected = captum.attribute(TextTokenInput(text, model.tokenizer), target=torch.tensor(response_ids)).token_attr
     ours = token_salience(model, prompt_ids, response_ids, target="log_prob")
     np.testing.assert_allclose(ours[: len(prompt_ids)].T, expected.numpy(), atol=1e-4)
+
+
+def test_only_the_kept_targets_are_computed_and_the_scores_are_those_of_all_targets(detector, model):
+    prompt = prompts.npov_prompt(TINY, model.tokenizer)
+    prompt_ids, prompt_spans = token_offsets(model.tokenizer, prompt.text)
+    response_ids, response_spans = token_offsets(model.tokenizer, TINY.response)
+    words = detector.segmenter.content_words(TINY.response)
+    kept = used_targets(response_spans, [(w.start, w.end) for w in words])
+    assert 0 < len(kept) < len(response_ids)  # "but", "they", the comma and the period are dropped
+    steps = []
+    fast = token_salience(model, prompt_ids, response_ids, targets=kept, chunk=4, progress=lambda *a: steps.append(a))
+    full = token_salience(model, prompt_ids, response_ids, chunk=4)
+    assert steps[-1] == (len(kept), len(kept))  # progress counts the kept targets
+    np.testing.assert_array_equal(fast[:, kept], full[:, kept])  # the same forward passes
+    assert not np.delete(fast, kept, axis=1).any()
+    word_map, full_word_map = (
+        detector.word_map(TINY, prompt, prompt_spans, response_spans, m)[2] for m in (fast, full)
+    )
+    assert np.abs(word_map - full_word_map).max() < 1e-6
+    ours, everything = (detector.result_from_map(TINY, prompt, prompt_spans, response_spans, m) for m in (fast, full))
+    assert (ours.hallucination, ours.coverage) == pytest.approx(
+        (everything.hallucination, everything.coverage), abs=1e-6
+    )
+    assert ours.per_perspective == pytest.approx(everything.per_perspective, abs=1e-6)
+    assert [w.score for w in ours.response_words] == pytest.approx(
+        [w.score for w in everything.response_words], abs=1e-6
+    )
+    assert [w.score for w in ours.argument_words] == pytest.approx(
+        [w.score for w in everything.argument_words], abs=1e-6
+    )
 
 
 def test_columns_sum_to_one_before_word_merging(model, tiny_ids):

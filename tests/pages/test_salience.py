@@ -2,6 +2,7 @@
 
 import json
 import re
+import time
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -54,3 +55,26 @@ def test_clicking_words_follows_them_both_ways_and_the_prompt_is_shown(app):
     assert app.pills(key=f"{KEY}.response_word").value is None  # one word followed at a time
     prompt = app.code[0].value
     assert first.query in prompt and first.perspectives[0].arguments[0] in prompt
+
+
+def test_the_salience_method_picker_shows_only_with_salience_and_defaults_to_the_paper():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not any(box.key == "sidebar.salience_method" for box in at.sidebar.selectbox)
+    at.session_state[state.METHODS] = ["salience"]
+    at.run()
+    assert at.selectbox(key="sidebar.salience_method").value == "grad_x_input"
+
+
+@pytest.mark.slow
+def test_another_salience_method_from_the_sidebar_computes_its_own_result(app):
+    app.selectbox(key="sidebar.salience_method").set_value("argument_ablation").run()
+    assert app.session_state[state.SALIENCE_METHOD] == "argument_ablation"
+    for _ in range(150):  # the shipped results are the paper's method: this one computes in the background
+        if not app.get("progress"):
+            break
+        time.sleep(2)
+        app.run()
+    assert not app.exception and not app.get("progress")
+    titles = [chart.proto.spec for chart in app.get("plotly_chart")]
+    assert any("loses when one argument" in spec for spec in titles)  # the argument x sentence matrix
