@@ -95,6 +95,7 @@ def show_method_details(result: DetectorResult, *, key: str) -> None:
 
 def show_word_map(example: Example, name: str, result: DetectorResult, *, key: str) -> None:
     """The sentence map, clickable words of the chosen pair, what the chosen word links to, the prompt."""
+    show_method_details(result, key=key)
     found = word_links.sentence_map(result, example)
     if found is None or not found.values.size:
         return
@@ -164,7 +165,6 @@ def show_word_map(example: Example, name: str, result: DetectorResult, *, key: s
             config={"displayModeBar": False},
         )
         st.caption(f"Argument sentence: {literal(example.perspectives[p].arguments[a][start:end])}")
-    show_method_details(result, key=key)
     if detectors.spec(name).uses_model:
         with st.expander("The prompt the model read (the response is teacher-forced after it)"):
             try:
