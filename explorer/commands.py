@@ -15,6 +15,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from explorer.cli import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, CliError, _load
+from explorer.files import WriteError, atomic_writer
 
 
 def add_parsers(commands) -> None:
@@ -23,16 +24,12 @@ def add_parsers(commands) -> None:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file beside it: an interrupted run leaves
-    no half-written output (and keeps an older file at `path` intact)."""
-    temporary = path.with_name(f".{path.name}.partial")
+    """Write `text` to `path` whole or not at all (`explorer.files.atomic_writer`)."""
     try:
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
-    except OSError as error:
-        raise CliError(f"cannot write {path}: {error.strerror or error}", EXIT_IO) from error
-    finally:
-        temporary.unlink(missing_ok=True)
+        with atomic_writer(path) as out:
+            out.write(text)
+    except WriteError as error:
+        raise CliError(f"{error}; nothing was written", EXIT_IO) from error
 
 
 def run_generate(args: argparse.Namespace) -> int:
