@@ -22,7 +22,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from explorer import console, detectors
-from explorer.config import cache_dir
+from explorer.config import cache_dir, torch_threads
 from explorer.data.example import Example
 from explorer.data.jsonl import JSON_LINES, LoadResult, parse_jsonl, write_jsonl
 from explorer.detectors.ops import attribution
@@ -111,8 +111,8 @@ def _scored(args: argparse.Namespace, requests: Sequence[tuple[Example, Sequence
     if args.engine == "local" and any(value is not None for value in ray_options.values()):
         given = ", ".join(option for option, value in ray_options.items() if value is not None)
         raise CliError(f"{given}: only with --engine ray", EXIT_USAGE)
-    _set_threads(args)
     names = list(dict.fromkeys(m for _, ms in requests for m in ms))
+    _set_threads(args, names)
     built = {d.name: d for d in build_detectors(names, args.model, _salience_options(args))}
     directory = None if args.no_cache else args.cache_dir or cache_dir()
     if args.engine == "local":
@@ -127,11 +127,13 @@ def _scored(args: argparse.Namespace, requests: Sequence[tuple[Example, Sequence
         raise CliError(str(error), EXIT_USAGE) from error
 
 
-def _set_threads(args: argparse.Namespace) -> None:
-    if args.threads:
-        import torch  # only when asked: ROUGE alone never loads torch
+def _set_threads(args: argparse.Namespace, names: Sequence[str]) -> None:
+    """torch's threads (`--threads`, else `config.torch_threads()`) when a chosen detector runs a
+    neural model: ROUGE alone never loads torch."""
+    if any(detectors.spec(name).cost != detectors.INSTANT for name in names):
+        import torch
 
-        torch.set_num_threads(args.threads)
+        torch.set_num_threads(args.threads or torch_threads())
 
 
 def _salience_options(args: argparse.Namespace) -> dict:
@@ -160,8 +162,8 @@ def _add_salience_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threads",
         type=int,
-        help="torch CPU threads for model-based detectors (default: torch's choice; on a machine shared with other "
-        "busy processes 1 is several times faster)",
+        help="torch CPU threads for model-based detectors (default: $EXPLORER_TORCH_THREADS or 1, the fastest "
+        "measured on 2 cores; use more cores as more workers: --engine ray --workers N)",
     )
 
 

@@ -52,6 +52,23 @@ def shared_data_dir() -> Path | None:
     return next((path for path in candidates if path.is_dir()), None)
 
 
+def torch_threads() -> int:
+    """torch's CPU threads for scoring: `EXPLORER_TORCH_THREADS`, default 1.
+
+    Measured with `bench/salience.py` on 2 cores: torch's default (2 threads that busy-wait)
+    took 131 s where 1 thread took 33 s on a lightly loaded machine, 244 s vs 35 s on a loaded
+    one. More cores pay off as more one-thread workers (`--engine ray --workers N`: 19 s with 2).
+    """
+    configured = os.environ.get("EXPLORER_TORCH_THREADS", "1")
+    try:
+        threads = int(configured)
+    except ValueError:
+        threads = 0
+    if threads < 1:
+        raise ValueError(f"EXPLORER_TORCH_THREADS={configured!r}: must be a whole number of at least 1")
+    return threads
+
+
 def offline_hub() -> None:
     """Models load from local files only: no hub is reachable, and a lookup would hang."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
