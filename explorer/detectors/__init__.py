@@ -160,6 +160,20 @@ _SPECS = (
         "the tuned matcher's alignment; C chosen on Perspectrum dev "
         "(python -m explorer.training.tuned_alignment_classifier).",
     ),
+    DetectorSpec(
+        "stacked",
+        "Stacked (ROUGE-1 + alignments)",
+        "explorer.detectors.stacked:StackedDetector",
+        response_word_meaning="not learned, ROUGE-1's (the strongest component for hallucination on Perspectrum "
+        "dev): 1 = the word's stem appears in no argument",
+        argument_word_meaning="not learned, the tuned-matcher alignment's (the strongest component for coverage on "
+        "Perspectrum dev): 1 - similarity of the word's sentence or clause to the best claim",
+        cost=FAST,
+        trainer="explorer.training.stacked:StackedTrainer",
+        summary="Logistic regression over ROUGE-1's, the semantic alignment's and the tuned matcher's example "
+        "scores, trained on Perspectrum-built + sample synthetic errors, C and features chosen on Perspectrum dev "
+        "(python -m explorer.training.stacked).",
+    ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}
 
