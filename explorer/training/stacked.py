@@ -31,7 +31,7 @@ import numpy as np
 
 from explorer.config import SAMPLE_DIR
 from explorer.data.example import Example
-from explorer.data.labels import ERROR_TYPES
+from explorer.data.labels import ERROR_TYPES, has_error, is_error_free
 from explorer.detectors.base import Detector
 from explorer.detectors.stacked import (
     COMPONENTS,
@@ -102,17 +102,21 @@ def train(
     cache=None,
     log: Callable[[str], None] = print,
 ) -> tuple[StackedModel, dict[str, Any]]:
-    """Fit `task` for each feature set and C; keep the best example-level dev ROC AUC (ties: the
-    smaller feature set, then the stronger regularization)."""
+    """Fit `task` for each feature set and C; keep the best example-level dev ROC AUC on the dev
+    examples that are error-free or have a `task` error (ties: the smaller feature set, then the
+    stronger regularization). Trains on every example: the other error type's are negatives."""
     started = time.monotonic()
     gold = [target(e, task) for e in train_set]
     if len(set(gold)) < 2:
         raise TrainingInputError(f"the training data needs examples with and without a {task} error")
     rows = feature_matrix(train_set, components, cache)
-    dev_rows = feature_matrix(dev_set, components, cache)
-    dev_gold = [target(e, task) for e in dev_set]
+    # Dev AUC as `explorer eval` reports it: error-free examples against this type's errors (an
+    # example with the other error type only is left out of the type's slices).
+    dev_slice = [e for e in dev_set if is_error_free(e.labels) or has_error(e.labels, task)]
+    dev_rows = feature_matrix(dev_slice, components, cache)
+    dev_gold = [target(e, task) for e in dev_slice]
     dev_scored = len(set(dev_gold)) == 2
-    log(f"{task}: component scores of {len(train_set)} train and {len(dev_set)} dev examples "
+    log(f"{task}: component scores of {len(train_set)} train and {len(dev_slice)} dev examples "
         f"({time.monotonic() - started:.0f} s)")
     component_auc = {
         name: roc_auc(dev_gold, dev_rows[:, FEATURES.index(name)]) if dev_scored else None
@@ -138,6 +142,7 @@ def train(
         dev_is_held_out=dev_is_held_out,
         dev_roc_auc=[[set_name, strength, auc] for set_name, strength, auc, _ in fits],
         started=started,
+        dev_slice_examples=len(dev_slice),
         component_dev_roc_auc=component_auc,
         kept_features=kept[0],
         kept_C=kept[1],
