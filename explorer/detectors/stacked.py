@@ -116,7 +116,9 @@ class StackedDetector(Detector):
     title = "Stacked (ROUGE-1 + alignments)"
     version = "1"
 
-    def __init__(self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, StackedModel] | None = None):
+    def __init__(
+        self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, StackedModel] | None = None
+    ):
         from explorer.models.trained import TrainedNotFoundError, find_trained
 
         try:

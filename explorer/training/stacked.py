@@ -56,9 +56,7 @@ def feature_sets(task: str) -> dict[str, tuple[str, ...]]:
     return {"own": tuple(f for f in FEATURES if f.endswith(task)), "all": FEATURES}
 
 
-def feature_matrix(
-    examples: Sequence[Example], components: Mapping[str, Detector], cache=None
-) -> np.ndarray:
+def feature_matrix(examples: Sequence[Example], components: Mapping[str, Detector], cache=None) -> np.ndarray:
     """One row of `FEATURES` per example, from its components' results (through `cache`)."""
     from explorer.scoring.runner import score_examples
 
@@ -116,8 +114,10 @@ def train(
     dev_rows = feature_matrix(dev_slice, components, cache)
     dev_gold = [target(e, task) for e in dev_slice]
     dev_scored = len(set(dev_gold)) == 2
-    log(f"{task}: component scores of {len(train_set)} train and {len(dev_slice)} dev examples "
-        f"({time.monotonic() - started:.0f} s)")
+    log(
+        f"{task}: component scores of {len(train_set)} train and {len(dev_slice)} dev examples "
+        f"({time.monotonic() - started:.0f} s)"
+    )
     component_auc = {
         name: roc_auc(dev_gold, dev_rows[:, FEATURES.index(name)]) if dev_scored else None
         for name in FEATURES
@@ -195,10 +195,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from explorer.scoring.cache import ResultCache
     from explorer.training.data import training_examples
 
-    parser = argparse.ArgumentParser(description="Train the stacked detector on Perspectrum + sample train, "
-                                     "choosing C and features on Perspectrum dev.")
+    parser = argparse.ArgumentParser(
+        description="Train the stacked detector on Perspectrum + sample train, "
+        "choosing C and features on Perspectrum dev."
+    )
     parser.add_argument("--data", type=Path, required=True, help="output of python -m explorer.data.perspectrum")
-    parser.add_argument("--sample", type=Path, default=SAMPLE_DIR / "synthetic.jsonl", help="sample data added to train")
+    parser.add_argument(
+        "--sample", type=Path, default=SAMPLE_DIR / "synthetic.jsonl", help="sample data added to train"
+    )
     parser.add_argument("--no-sample", action="store_true", help="train on Perspectrum train only")
     parser.add_argument("--out", type=Path, default=SHIPPED)
     parser.add_argument("--tasks", default=",".join(ERROR_TYPES))

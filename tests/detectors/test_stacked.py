@@ -40,8 +40,11 @@ def test_shipped_head_matches_its_training_record(detector, task):
     assert hashlib.sha256((SHIPPED / task / MODEL_FILE).read_bytes()).hexdigest() == record["weights_sha256"]
     assert record["model"] == detector.model_identity()  # the shipped components, the tuned matcher included
     assert record["dev_is_held_out"] and "perspectrum dev" in record["dev_data"]
-    kept = [auc for features, strength, auc in record["dev_roc_auc"]
-            if (features, strength) == (record["kept_features"], record["kept_C"])]
+    kept = [
+        auc
+        for features, strength, auc in record["dev_roc_auc"]
+        if (features, strength) == (record["kept_features"], record["kept_C"])
+    ]
     assert kept == [max(auc for *_, auc in record["dev_roc_auc"])]
     assert load(SHIPPED / task) == detector.models[task] and detector.models[task].task == task
     assert (SHIPPED / task / MODEL_FILE).stat().st_size < 4096
@@ -82,7 +85,9 @@ def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
     samples = parse_jsonl(SAMPLE_DIR / "synthetic.jsonl").examples
     train_set = training_data.training_examples(samples, ["train"])
     dev_set = training_data.training_examples(samples, ["dev"])
-    request = TrainingRequest(task="coverage", train_set=train_set, dev_set=dev_set, dev_is_held_out=True, log=lambda _: None)
+    request = TrainingRequest(
+        task="coverage", train_set=train_set, dev_set=dev_set, dev_is_held_out=True, log=lambda _: None
+    )
     trainer = training.StackedTrainer()
     model, record = trainer.train(request)
     trainer.save(model, record, tmp_path)

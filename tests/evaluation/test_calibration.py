@@ -63,7 +63,9 @@ def test_each_detector_says_what_it_was_fitted_on(tmp_path):
     fit = calibration.fit(LABELS, SCORES)
     by_type = {"hallucination": fit, "coverage": fit}
     written = calibration.Calibrations(
-        "per detector", {"rouge": (info, by_type), "semantic": (info, by_type)}, fitted_on={"rouge": "foreign, dev split"}
+        "per detector",
+        {"rouge": (info, by_type), "semantic": (info, by_type)},
+        fitted_on={"rouge": "foreign, dev split"},
     )
     calibration.write(written, tmp_path / "calibration.json")
     back = calibration.read(tmp_path / "calibration.json")

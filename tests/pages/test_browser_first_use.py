@@ -16,6 +16,7 @@ import re
 
 import pytest
 
+from explorer import detectors
 from explorer.config import SAMPLE_DIR
 from explorer.data.samples import load_samples
 from tests.pages.browser import (
@@ -35,6 +36,9 @@ pytestmark = pytest.mark.browser
 
 HALLUCINATION = "congestion-charging-hallucination"
 ROUGE_THRESHOLD = "[class*=st-key-dataset-threshold-][class*=-rouge-hallucination-full_organic]"
+
+# The second default detector, whose tab opens first: the verdict's.
+VERDICT_TITLE = detectors.spec(detectors.VERDICT_DETECTOR).title
 
 
 def in_viewport(locator) -> bool:
@@ -56,7 +60,7 @@ def test_1_inspect_shows_the_verdict_first_and_links_to_the_sentence(page):
     # Each detector's score is drawn against its threshold.
     for cell in page.locator("[data-score-of]").all():
         assert "threshold" in cell.get_attribute("title")
-    assert page.get_by_role("tab", selected=True).inner_text() == "Semantic alignment"
+    assert page.get_by_role("tab", selected=True).inner_text() == VERDICT_TITLE
     screenshot(page, "page-inspect")
     # One click on the quoted sentence brings its outlined place in the highlights into view.
     link = verdict.locator("a[href^='#verdict-sentence-']")
@@ -99,7 +103,7 @@ def test_2_a_pasted_example_survives_a_reload_and_both_pages_download_a_small_re
 
 
 def test_3_the_dataset_page_keeps_its_view_across_a_trip_to_inspect(page):
-    remove_detector(page, "Semantic alignment")
+    remove_detector(page, VERDICT_TITLE)
     open_dataset_page(page)
     page.locator(".st-key-error").get_by_text("Coverage error").click()
     page.get_by_text("Missed: gold coverage error").wait_for()
@@ -119,7 +123,7 @@ def test_3_the_dataset_page_keeps_its_view_across_a_trip_to_inspect(page):
 
 
 def test_3_a_new_file_gets_its_own_thresholds_and_the_roc_point_lies_on_the_curve(page, tmp_path):
-    remove_detector(page, "Semantic alignment")
+    remove_detector(page, VERDICT_TITLE)
     open_dataset_page(page)
     page.locator(ROUGE_THRESHOLD).get_by_role("slider").press("Home")  # flags every example
     page.get_by_text("recall 1.00 · FPR 1.00").first.wait_for()
@@ -157,7 +161,7 @@ def test_3_the_auc_table_says_scoring_while_a_detector_scores(page, tmp_path):
     data.write_text("".join(json.dumps(e.to_dict()) + "\n" for e in fresh[:60]), encoding="utf-8")
     open_dataset_page(page)
     page.locator(".st-key-dataset-uploader input[type=file]").set_input_files(str(data))
-    page.get_by_text(re.compile(r"Semantic alignment: \d+ of 60 examples scored")).wait_for()
+    page.get_by_text(re.compile(rf"{re.escape(VERDICT_TITLE)}: \d+ of 60 examples scored")).wait_for()
     # While it scores, the AUC table says so (it said "no positives" before).
     page.locator("[data-testid=stTable]", has_text=re.compile(r"scoring, \d+ of 60")).wait_for(timeout=30_000)
 
@@ -194,7 +198,7 @@ def test_5_every_page_fits_1280_by_800(page):
     assert in_viewport(tooltip)
     page.mouse.move(0, 0)
     # The dataset page: the AUC table and the confusion matrices are not clipped.
-    remove_detector(page, "Semantic alignment")
+    remove_detector(page, VERDICT_TITLE)
     open_dataset_page(page)
     screenshot(page, "page-dataset")
     page.locator(".st-key-dataset-roc").evaluate("e => e.scrollIntoView({block: 'end'})")
