@@ -51,9 +51,11 @@ def test_1_inspect_shows_the_verdict_first_and_links_to_the_sentence(page):
     (gold_start, gold_end), *_ = example.labels.hallucinated_spans
     choose_sample(page, HALLUCINATION)
     heading(page, example.query).wait_for()
+    # The clean sample shown first asks the same question: wait for this example's verdict.
+    verdict = page.locator("[data-error-type=hallucination]", has_text=example.response[gold_start:gold_end][:60])
+    verdict.wait_for()
     settle(page)
     page.locator("[data-testid=stMain]").evaluate("main => main.scrollTo(0, 0)")
-    verdict = page.locator("[data-error-type=hallucination]")
     assert in_viewport(verdict) and in_viewport(page.locator("[data-error-type=coverage]"))
     assert verdict.locator("[data-verdict]").get_attribute("data-verdict") in ("likely", "unclear")
     assert example.response[gold_start:gold_end][:60] in verdict.inner_text()
