@@ -117,7 +117,8 @@ _SPECS = (
         uses_model=True,
         trainer="explorer.training.soft_prompt:SoftPromptTrainer",
         summary="Soft prompts on the language model, trained on synthetic errors: P(No) to "
-        "'only the given arguments?' and 'every given argument?'. No word scores.",
+        "'only the given arguments?' and 'every given argument?'. No word scores. At chance on the Perspectrum "
+        "dev set (paraphrased synthetic ROC AUC .451 / .502).",
     ),
     DetectorSpec(
         "alignment_classifier",
