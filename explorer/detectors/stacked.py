@@ -15,7 +15,8 @@ that perspective's component scores in place of the example's; the example's cov
 the model on the example's scores (what it was trained on).
 
 Word scores are not learned: response words come from `RESPONSE_WORDS`, argument words from
-`ARGUMENT_WORDS` (the component whose word scores did best on the Perspectrum dev set).
+`ARGUMENT_WORDS` (the component whose word scores did best on the Perspectrum dev set), and the
+result keeps that component's alignment (its claims) in `details`, with its settings in `info`.
 The model is a few hundred bytes of JSON per task (`explorer/resources/stacked/<task>/`).
 """
 
@@ -137,6 +138,8 @@ class StackedDetector(Detector):
             "weights": hashlib.sha256(weights.encode()).hexdigest()[:16],
             "response_words": RESPONSE_WORDS,
             "argument_words": ARGUMENT_WORDS,
+            # The alignment kept in `details` was read with these (`explorer.detectors.semantic.assessment_of`).
+            "settings": self.components[RESPONSE_WORDS].config().get("settings", {}),
         }
 
     def model_identity(self) -> str:
@@ -162,4 +165,6 @@ class StackedDetector(Detector):
             response_words=results[RESPONSE_WORDS].response_words,
             argument_words=results[ARGUMENT_WORDS].argument_words,
             info=self.info(),
+            # The claims behind the word scores, for the claim view and reports.
+            details={key: value for key, value in results[RESPONSE_WORDS].details.items() if key == "alignment"},
         )

@@ -12,6 +12,7 @@ from sklearn.preprocessing import StandardScaler
 from explorer.config import SAMPLE_DIR
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
+from explorer.detectors.semantic import assessment_of
 from explorer.detectors.stacked import (
     ARGUMENT_WORDS,
     FEATURES,
@@ -77,6 +78,11 @@ def test_a_dropped_argument_raises_coverage_and_words_come_from_the_named_compon
     components = {name: c.score(dropped) for name, c in detector.components.items()}
     assert partial.response_words == components[RESPONSE_WORDS].response_words
     assert partial.argument_words == components[ARGUMENT_WORDS].argument_words
+    # The claims behind the word scores travel with the result (the claim view and reports read them).
+    assert (
+        assessment_of(partial, dropped).alignment.claims
+        == assessment_of(components[RESPONSE_WORDS], dropped).alignment.claims
+    )
     assert partial.hallucination == detector.models["hallucination"].p_error(feature_row(components))
 
 
