@@ -179,7 +179,7 @@ _SPECS = (
         trainer="explorer.training.stacked:StackedTrainer",
         summary="Logistic regression over ROUGE-1's, the semantic alignment's and the tuned matcher's example "
         "scores, trained on Perspectrum-built + sample synthetic errors, C and features chosen on Perspectrum dev "
-        "(python -m explorer.training.stacked). Perspectrum dev, paraphrased synthetic ROC AUC .797 / .823: the "
+        "(python -m explorer.training.stacked). Perspectrum dev, paraphrased synthetic ROC AUC .798 / .823: the "
         "best there (the verdict's detector).",
     ),
 )
