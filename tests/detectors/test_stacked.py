@@ -10,8 +10,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from explorer.config import SAMPLE_DIR
+from explorer.data import perspectrum
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
+from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
 from explorer.detectors.semantic import assessment_of
 from explorer.detectors.stacked import (
     ARGUMENT_WORDS,
@@ -101,3 +103,17 @@ def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
     assert written["train_data_sha256"] == training_data.data_digest(train_set, "coverage")
     assert written["weights_sha256"] == hashlib.sha256((tmp_path / MODEL_FILE).read_bytes()).hexdigest()
     assert load(tmp_path) == model and len(written["dev_roc_auc"]) == 2 * len(training.REGULARIZATION)
+
+
+@pytest.mark.parametrize("task", ERROR_TYPES)
+def test_shipped_head_was_trained_on_todays_perspectrum_build_and_sample_train(task):
+    """The record's data hash is that of `python -m explorer.data.perspectrum` (seed 0) train +
+    the sample train split, as `python -m explorer.training.stacked` assembles them."""
+    try:
+        folder = shared_data_dir("perspectrum") / "perspectrum"
+    except SharedDataNotFoundError as error:
+        pytest.skip(str(error))
+    train_set = training_data.training_examples(perspectrum.build(folder=folder), ["train"])
+    train_set += training_data.training_examples(parse_jsonl(SAMPLE_DIR / "synthetic.jsonl").examples, ["train"])
+    record = json.loads((SHIPPED / task / TRAINING_FILE).read_text(encoding="utf-8"))
+    assert record["train_data_sha256"] == training_data.data_digest(train_set, task)
