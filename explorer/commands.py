@@ -246,6 +246,8 @@ def run_build_data(args: argparse.Namespace) -> int:
         raise CliError(str(error), EXIT_USAGE) from error
     except FileNotFoundError as error:  # the shared Perspectrum files
         raise CliError(str(error), EXIT_IO) from error
+    except OSError as error:  # the output's folder cannot be made
+        raise CliError(f"cannot write {args.out}: {error.strerror or error}", EXIT_IO) from error
 
 
 def add_build_data_parser(commands) -> None:
