@@ -1,7 +1,8 @@
 """Commands beyond scoring, registered by `explorer.cli`: `explorer generate` and
 `explorer train --task generator` (the NPOV response generator, Chang et al. 2024 §2.1),
-`explorer claims` (RefChecker-style claim checking, Hu et al. 2024) and `explorer eval
---ablation` (the paper's Table 2).
+`explorer claims` (RefChecker-style claim checking, Hu et al. 2024), `explorer eval
+--ablation` (the paper's Table 2) and `explorer build-data` (training and dev examples built from
+Perspectrum, `explorer.data.perspectrum`).
 
 Each command is one `run_*` function; `add_parsers` adds their subcommands.
 """
@@ -21,6 +22,7 @@ from explorer.files import WriteError, atomic_writer
 def add_parsers(commands) -> None:
     add_generate_parser(commands)
     add_claims_parser(commands)
+    add_build_data_parser(commands)
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -233,6 +235,31 @@ def add_claims_parser(commands) -> None:
     claims.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     claims.add_argument("--quiet", action="store_true", help="no progress bar")
     claims.set_defaults(run=run_claims)
+
+
+def run_build_data(args: argparse.Namespace) -> int:
+    from explorer.data import perspectrum
+
+    try:
+        return perspectrum.run(args)
+    except ValueError as error:  # a test split asked for, an output inside the repository
+        raise CliError(str(error), EXIT_USAGE) from error
+    except FileNotFoundError as error:  # the shared Perspectrum files
+        raise CliError(str(error), EXIT_IO) from error
+    except OSError as error:  # the output's folder cannot be made
+        raise CliError(f"cannot write {args.out}: {error.strerror or error}", EXIT_IO) from error
+
+
+def add_build_data_parser(commands) -> None:
+    from explorer.data.perspectrum import add_arguments
+
+    build = commands.add_parser(
+        "build-data",
+        help="build NPOV examples (error-free paraphrased + the paper's synthetic errors) from Perspectrum's "
+        "train and dev splits (never its test split), written outside the repository",
+    )
+    add_arguments(build)
+    build.set_defaults(run=run_build_data)
 
 
 def run_ablation(args: argparse.Namespace) -> int:

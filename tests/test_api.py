@@ -9,7 +9,7 @@ import explorer
 from explorer import detectors
 from explorer.data.jsonl import InvalidExample
 from explorer.data.samples import load_samples
-from explorer.evaluation.calibration import UNLIKELY
+from explorer.evaluation.calibration import LIKELY, UNLIKELY
 from tests.helpers import jsonl
 
 HOSTILE = "<script>alert(1)</script>"
@@ -28,14 +28,17 @@ def test_a_record_gives_verdicts_scores_and_a_report_that_renders_and_saves(tmp_
     saved = found.save(tmp_path / "out" / "report.html")
     page = saved.read_text(encoding="utf-8")
     assert page.startswith("<!doctype html>") and shown in page  # the notebook shows the saved report
-    assert 'data-score-of="semantic.hallucination"' in page  # the verdict detector's scores are in it
+    assert f'data-score-of="{detectors.VERDICT_DETECTOR}.hallucination"' in page  # the verdict detector's scores
 
 
-def test_a_sample_example_is_judged_error_free():
+def test_a_sample_example_is_not_judged_in_error():
+    """Calibrated on the Perspectrum-built dev set, the verdict hedges on the sample's style: the
+    clean example's hallucination is unlikely and neither error is called likely."""
     clean = next(e for e in load_samples() if e.id == "congestion-charging-clean")
     found = explorer.inspect(clean)
-    assert list(found.results) == ["rouge", "semantic"]
-    assert {v.verdict for v in found.verdicts.values()} == {UNLIKELY}
+    assert list(found.results) == ["rouge", detectors.VERDICT_DETECTOR]
+    assert found.verdicts["hallucination"].verdict == UNLIKELY
+    assert LIKELY not in {v.verdict for v in found.verdicts.values()}
 
 
 def test_a_file_gives_one_inspection_per_good_line_and_reports_the_bad_ones(tmp_path, record):

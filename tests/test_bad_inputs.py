@@ -18,8 +18,9 @@ from tests.bad_inputs.scores import EXAMPLES, EXAMPLES_DATA, SCORES_CASES, SCORE
 
 # The detectors run over the whole corpus; the cases a detector must refuse with a DetectorError
 # say so in their `refused_by`. Salience is checked only on the cases it refuses: on a CPU it
-# takes minutes for each of the corpus's long responses.
-DETECTORS = ["rouge", "semantic"]
+# takes minutes for each of the corpus's long responses. The stacked detector (a default, the
+# verdict's) refuses what its semantic alignments refuse, with their message.
+DETECTORS = ["rouge", "semantic", "stacked"]
 
 BY_NAME = {case.name: case for case in CASES}
 SCORED = [case for case in CASES if case.kept]

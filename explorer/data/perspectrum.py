@@ -427,28 +427,29 @@ def used_pids(example: Example) -> set[int]:
     return pids
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The builder's options, shared by `python -m explorer.data.perspectrum` and `explorer build-data`."""
     parser.add_argument("--out", type=Path, required=True, help="output JSON Lines (outside the repository)")
     parser.add_argument("--splits", default="train,dev", help="comma-separated, among train,dev (default both)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--variants", type=int, default=3, help="examples per claim (default 3)")
     parser.add_argument("--no-synthetic", action="store_true", help="error-free examples only")
     parser.add_argument("--data", type=Path, help="Perspectrum folder (default: $EXPLORER_SHARED_DATA/perspectrum)")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build and write the examples; a bad request (a test split, an output inside the repository)
+    raises `ValueError`, missing Perspectrum files `FileNotFoundError`."""
     out = args.out.expanduser().resolve()
     if out.is_relative_to(CHECKOUT):
-        parser.error(f"{out} is inside the repository; Perspectrum's text must not be copied into it")
-    try:
-        examples = build(
-            args.splits.split(","),
-            folder=args.data,
-            seed=args.seed,
-            variants=args.variants,
-            synthetic=not args.no_synthetic,
-        )
-    except (TestSplitError, ValueError) as error:
-        parser.error(str(error))
+        raise ValueError(f"{out} is inside the repository; Perspectrum's text must not be copied into it")
+    examples = build(
+        args.splits.split(","),
+        folder=args.data,
+        seed=args.seed,
+        variants=args.variants,
+        synthetic=not args.no_synthetic,
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     write_jsonl(examples, out)
     counts = Counter((e.split, e.labels.kind, e.labels.hallucination, e.labels.coverage_error) for e in examples)
@@ -456,6 +457,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     for (split, kind, h, c), n in sorted(counts.items()):
         print(f"  {split:<5} {kind:<22} hallucination={h!s:<5} coverage_error={c!s:<5} {n}", file=sys.stderr)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except ValueError as error:  # TestSplitError included
+        parser.error(str(error))
 
 
 if __name__ == "__main__":

@@ -11,8 +11,9 @@ points on the detector's own scale, shown beside its score:
 - `unlikely_below` / `likely_from`: P(error) = `UNLIKELY_BELOW` / `LIKELY_FROM`, the bands of
   the verdict (`unlikely`, `unclear`, `likely`).
 
-Calibrations are fitted by `bench/calibrate.py` on the sample data's dev split (never its test
-split) and shipped in `resources/calibration.json` with the detector's `info` (version, model,
+Calibrations are fitted by `bench/calibrate.py` on a labelled dev split (the Perspectrum-built
+examples' for the detectors it could score there, else the sample data's; never a test split;
+each entry says which) and shipped in `resources/calibration.json` with the detector's `info` (version, model,
 config): a result made by other code, weights or settings gets no calibrated verdict. P(error)
 depends on the dev set's share of errors (recorded with each calibration).
 """
@@ -24,7 +25,7 @@ import math
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -144,10 +145,16 @@ def fit_detector(examples: Sequence[Example], results: Mapping[str, DetectorResu
 @dataclass(frozen=True)
 class Calibrations:
     """The shipped calibrations: per detector, the `info` they were fitted with and one
-    `Calibration` per error type; `data` says what they were fitted on."""
+    `Calibration` per error type; `data` says what they were fitted on, `fitted_on` per detector
+    where detectors were fitted on different data (a detector missing there: `data`)."""
 
     data: str
     detectors: Mapping[str, tuple[Mapping[str, Any], Mapping[str, Calibration]]]
+    fitted_on: Mapping[str, str] = field(default_factory=dict)
+
+    def data_of(self, name: str) -> str:
+        """What detector `name`'s calibration was fitted on."""
+        return self.fitted_on.get(name, self.data)
 
     def get(self, result: DetectorResult, error_type: str) -> Calibration | None:
         """The calibration for `result`'s detector and error type, if fitted on the same code, weights and settings."""
@@ -161,10 +168,21 @@ class Calibrations:
             "data": self.data,
             "bands": {"unlikely_below": UNLIKELY_BELOW, "likely_from": LIKELY_FROM},
             "detectors": {
-                name: {"info": dict(info), **{t: c.to_dict() for t, c in by_type.items()}}
+                name: {"info": dict(info), "data": self.data_of(name), **{t: c.to_dict() for t, c in by_type.items()}}
                 for name, (info, by_type) in self.detectors.items()
             },
         }
+
+
+def ranking(calibrations: Calibrations, source: str) -> list[tuple[str, float]]:
+    """Detectors whose calibration was fitted on `source` (its data starts so), by mean dev ROC
+    AUC over the error types, best first: the evidence for which detector gives the verdict."""
+    found = [
+        (name, sum(c.auc for c in by_type.values()) / len(by_type))
+        for name, (_, by_type) in calibrations.detectors.items()
+        if calibrations.data_of(name).startswith(source) and by_type
+    ]
+    return sorted(found, key=lambda item: -item[1])
 
 
 def _comparable(info: Mapping[str, Any]) -> str:
@@ -183,7 +201,8 @@ def read(path: Path = CALIBRATION_FILE) -> Calibrations:
         name: (entry["info"], {t: Calibration(**{f: entry[t][f] for f in _FIELDS}) for t in ERROR_TYPES if t in entry})
         for name, entry in data["detectors"].items()
     }
-    return Calibrations(data=data["data"], detectors=detectors)
+    fitted_on = {name: entry["data"] for name, entry in data["detectors"].items() if "data" in entry}
+    return Calibrations(data=data["data"], detectors=detectors, fitted_on=fitted_on)
 
 
 @lru_cache(maxsize=1)

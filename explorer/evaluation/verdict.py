@@ -1,7 +1,7 @@
 """One example's verdict per error type: likely / unclear / unlikely, and where to look.
 
 The verdict comes from one detector's score read through its calibration
-(`explorer.evaluation.calibration`, fitted on the sample data's dev split), so it says
+(`explorer.evaluation.calibration`, fitted on a labelled dev split), so it says
 "likely a hallucination" only where that detector's dev errors scored as high. With it comes
 the piece of text responsible: for a hallucination the response sentence the detector scores
 worst (highest word score, ties broken by the mean: for the semantic alignment that is the

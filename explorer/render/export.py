@@ -209,7 +209,9 @@ def example_fragment(
         parts += ["<h2>Scores</h2>", scores_html(results, verdict.thresholds(results), titles)]
     else:
         parts.append("<p>No detector results.</p>")
-    parts += _claims_section(example, judge, results)
+    # The claims come from an alignment: the verdict detector's when it keeps one, else a shown detector's.
+    aligned = [r for r in (judge, *results.values()) if r is not None and "alignment" in r.details]
+    parts += _claims_section(example, aligned[0] if aligned else None, results)
     marks = highlight_marks(found)
     for method, result in results.items():
         response_meaning, argument_meaning = _word_meanings(method)
@@ -228,11 +230,12 @@ def example_fragment(
             _sentence_map_html(example, result),
         ]
     calibrations = shipped()
+    fitted_on = sorted({calibrations.data_of(name) for name in results if name in calibrations.detectors})
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts.append(
         f'<p class="meta">Made with the RAG Error Explorer on {generated}. Scores in [0, 1]: higher means more '
         "likely an error (Chang et al. 2024, arXiv 2403.08904). Thresholds and verdicts: each detector's score "
-        f"calibrated on {html.escape(calibrations.data or 'no data')} (Platt scaling).</p>"
+        f"calibrated on {html.escape('; '.join(fitted_on) or 'no data')} (Platt scaling).</p>"
     )
     return f'<div class="rag-report"><style>{_STYLE}</style>{"".join(parts)}</div>'
 

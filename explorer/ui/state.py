@@ -123,7 +123,7 @@ WORD_MAP_PARTS = ("cell", "response_word", "argument_word", "block")
 
 # The detectors that answer in well under a second per example; model-based ones are opt-in
 # because they compute in the background.
-DEFAULT_METHODS = ["rouge", "semantic"]
+DEFAULT_METHODS = ["rouge", detectors.VERDICT_DETECTOR]
 
 
 def get_detector(name: str, model: str = "") -> Detector:

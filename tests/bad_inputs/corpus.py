@@ -557,6 +557,7 @@ CASES: tuple[Case, ...] = (
         refused_by={
             "salience": "too long for the model: prompt",
             "semantic": "the response makes 1,392 claims (sentences or clauses); the alignment reads at most 1,000",
+            "stacked": "the response makes 1,392 claims (sentences or clauses); the alignment reads at most 1,000",
         },
     ),
     Case(
@@ -570,7 +571,10 @@ CASES: tuple[Case, ...] = (
         "a 1,000-character rule of = signs between two sentences",
         lines(good("rule", response="Taxes reduce sugar consumption.\n" + "=" * 1_000 + "\nThey hurt poor families.")),
         ("rule",),
-        refused_by={"semantic": "the text at characters 32-1037 is longer than the 256 word pieces"},
+        refused_by={
+            "semantic": "the text at characters 32-1037 is longer than the 256 word pieces",
+            "stacked": "the text at characters 32-1037 is longer than the 256 word pieces",
+        },
     ),
     *FILE_AND_LIMIT_CASES,
 )

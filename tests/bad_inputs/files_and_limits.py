@@ -128,6 +128,9 @@ FILE_AND_LIMIT_CASES: tuple[Case, ...] = (
         "a response of 1,200 one-line bullet claims (70,000 characters)",
         lines(good("bullets", response=bullets(1_200))),
         ("bullets",),
-        refused_by={"semantic": "the response makes 1,200 claims (sentences or clauses); the alignment reads at most"},
+        refused_by={
+            "semantic": "the response makes 1,200 claims (sentences or clauses); the alignment reads at most",
+            "stacked": "the response makes 1,200 claims (sentences or clauses); the alignment reads at most",
+        },
     ),
 )

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from explorer import cli
 from explorer.data import perspectrum
 from explorer.data.jsonl import parse_jsonl, write_jsonl
 from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
@@ -87,6 +88,19 @@ def test_the_cli_refuses_the_test_split(fake_perspectrum, tmp_path):
     with pytest.raises(SystemExit):
         perspectrum.main(["--out", str(tmp_path / "x.jsonl"), "--splits", "test", "--data", str(folder)])
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_explorer_build_data_writes_the_builders_examples_and_refuses_the_test_split(fake_perspectrum, tmp_path):
+    folder, _, _ = fake_perspectrum
+    out = tmp_path / "built.jsonl"
+    assert cli.main(["build-data", "--out", str(out), "--data", str(folder), "--seed", "3"]) == cli.EXIT_OK
+    built = parse_jsonl(out)
+    assert built.ok and [e.to_dict() for e in built.examples] == [
+        e.to_dict() for e in perspectrum.build(folder=folder, seed=3)
+    ]
+    refused = tmp_path / "refused.jsonl"
+    args = ["build-data", "--out", str(refused), "--data", str(folder), "--splits", "dev,test"]
+    assert cli.main(args) == cli.EXIT_USAGE and not refused.exists()
 
 
 def test_no_test_claim_text_is_ever_touched(fake_perspectrum, monkeypatch):

@@ -1,18 +1,19 @@
 """Calibrated verdicts: Platt scaling on a dev set, thresholds on each detector's own scale,
-the shipped calibrations (fitted on the sample dev split, matched to the detector that made a result)."""
+the shipped calibrations (fitted on the Perspectrum-built dev split, matched to the detector that made a result)."""
 
 import json
 
 import pytest
 
 from explorer import detectors
-from explorer.config import SAMPLE_DIR
-from explorer.data.jsonl import parse_jsonl
+from explorer.data import perspectrum
+from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
 from explorer.evaluation import calibration
 from explorer.evaluation.calibration import LIKELY, UNCLEAR, UNLIKELY
 from explorer.scoring.runner import score_example
 from tests.helpers import make_example
 
+FOREIGN_DEV = "perspectrum.jsonl, dev split"  # what bench/calibrate.py --data calls the Perspectrum-built dev set
 # Errors score high, error-free examples low, with some overlap in the middle.
 LABELS = [False] * 6 + [True] * 6
 SCORES = [0.05, 0.1, 0.15, 0.2, 0.35, 0.5, 0.4, 0.55, 0.7, 0.8, 0.85, 0.9]
@@ -56,18 +57,53 @@ def test_written_calibrations_read_back_and_apply_only_to_the_same_detector_sett
     assert calibration.read(tmp_path / "missing.json").detectors == {}
 
 
-def test_the_shipped_calibrations_come_from_the_dev_split_and_fit_todays_detectors():
-    """`bench/calibrate.py` reproduces the shipped ROUGE-1 calibration from the dev split alone;
-    the shipped entries match the current fast detectors (else they would silently give no verdict)."""
+def test_each_detector_says_what_it_was_fitted_on(tmp_path):
+    example = make_example("Taxes cut sugar.", ("pro", ["Taxes cut sugar."]))
+    info = detectors.create("rouge").score(example).info
+    fit = calibration.fit(LABELS, SCORES)
+    by_type = {"hallucination": fit, "coverage": fit}
+    written = calibration.Calibrations(
+        "per detector",
+        {"rouge": (info, by_type), "semantic": (info, by_type)},
+        fitted_on={"rouge": "foreign, dev split"},
+    )
+    calibration.write(written, tmp_path / "calibration.json")
+    back = calibration.read(tmp_path / "calibration.json")
+    assert back.data_of("rouge") == "foreign, dev split" and back.data_of("semantic") == "per detector"
+    assert [name for name, _ in calibration.ranking(back, "foreign")] == ["rouge"]
+
+
+def _perspectrum_dev():
+    try:
+        folder = shared_data_dir("perspectrum") / "perspectrum"
+    except SharedDataNotFoundError as error:
+        pytest.skip(str(error))
+    return [e for e in perspectrum.build(folder=folder) if e.split == "dev"]
+
+
+def test_the_shipped_calibrations_come_from_a_dev_split_and_fit_todays_detectors():
+    """Every shipped entry was fitted on a dev split (never a test split) and matches the current
+    fast detectors (else they would silently give no verdict); `bench/calibrate.py` reproduces the
+    shipped ROUGE-1 calibration from the Perspectrum-built dev split alone."""
     shipped = calibration.read()
-    assert "dev split" in shipped.data and "test" not in shipped.data
-    dev = [e for e in parse_jsonl(SAMPLE_DIR / "synthetic.jsonl").examples if e.split == "dev"]
+    for name in shipped.detectors:
+        assert "dev split" in shipped.data_of(name) and "test" not in shipped.data_of(name), name
+    for name in detectors.names():
+        if detectors.spec(name).cost != detectors.SLOW:  # cheap to build: the model-free and MiniLM ones
+            info = json.loads(json.dumps(detectors.create(name).info()))
+            assert shipped.detectors[name][0] == info, f"{name}: rerun bench/calibrate.py --methods {name}"
+            assert shipped.data_of(name).startswith(FOREIGN_DEV), f"{name}: fit it on the Perspectrum-built dev set"
+    dev = _perspectrum_dev()
     rouge = detectors.create("rouge")
     results = {e.id: score_example(e, [rouge]).results["rouge"] for e in dev}
     refitted = calibration.fit_detector(dev, results)
     for error_type, fit in refitted.items():
         assert shipped.get(results[dev[0].id], error_type).to_dict() == pytest.approx(fit.to_dict())
-    for name in detectors.names():
-        if detectors.spec(name).cost != detectors.SLOW:  # cheap to build: the model-free and MiniLM ones
-            info = json.loads(json.dumps(detectors.create(name).info()))
-            assert shipped.detectors[name][0] == info, f"{name}: rerun bench/calibrate.py --methods {name}"
+
+
+def test_the_verdict_detector_is_the_best_on_the_foreign_dev_set():
+    """`detectors.VERDICT_DETECTOR` follows the evidence: the highest mean dev ROC AUC among the
+    calibrations fitted on the Perspectrum-built dev set (never the sample data's)."""
+    ranking = calibration.ranking(calibration.read(), FOREIGN_DEV)
+    assert len(ranking) >= 6
+    assert ranking[0][0] == detectors.VERDICT_DETECTOR

@@ -5,7 +5,7 @@ from explorer.data.labels import overlaps
 from explorer.data.samples import load_samples
 from explorer.detectors import ArgumentWordScore, DetectorResult, ResponseWordScore
 from explorer.evaluation import verdict
-from explorer.evaluation.calibration import UNLIKELY
+from explorer.evaluation.calibration import LIKELY, UNLIKELY
 from explorer.scoring.runner import score_example
 from tests.helpers import make_example
 
@@ -38,14 +38,20 @@ def test_the_responsible_sentence_and_argument_are_the_worst_scored():
     assert found["hallucination"].verdict is None  # no calibration for detector "x"
 
 
-def test_the_verdict_detector_finds_the_sample_hallucination_and_clears_the_clean_sample():
+def test_the_verdict_detector_ranks_the_sample_hallucinations_above_the_clean_sample_and_points_at_them():
+    """Calibrated on the Perspectrum-built dev set, not the sample's: on the sample's style it
+    hedges (the hallucinations read as unclear or unlikely), but never calls the clean example
+    likely in error, scores each hallucination higher and points at the hallucinated sentence."""
     by_id = {e.id: e for e in load_samples()}
     judge = detectors.create(detectors.VERDICT_DETECTOR)
     clean = by_id["congestion-charging-clean"]
-    found = verdict.verdicts(clean, score_example(clean, [judge]).results[judge.name])
-    assert found["hallucination"].verdict == UNLIKELY and found["coverage"].verdict == UNLIKELY
+    clean_found = verdict.verdicts(clean, score_example(clean, [judge]).results[judge.name])
+    assert clean_found["hallucination"].verdict == UNLIKELY and LIKELY not in {v.verdict for v in clean_found.values()}
     for example_id in ("congestion-charging-hallucination", "school-uniforms-hallucination"):
         example = by_id[example_id]
         found = verdict.verdicts(example, score_example(example, [judge]).results[judge.name])["hallucination"]
-        assert found.verdict != UNLIKELY
+        assert found.probability > clean_found["hallucination"].probability
         assert overlaps((found.piece.start, found.piece.end), example.labels.hallucinated_spans)
+    coverage = by_id["congestion-charging-coverage"]
+    found = verdict.verdicts(coverage, score_example(coverage, [judge]).results[judge.name])["coverage"]
+    assert found.verdict == LIKELY and found.probability > clean_found["coverage"].probability

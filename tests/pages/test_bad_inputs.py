@@ -7,6 +7,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer import detectors
 from explorer.data.jsonl import parse_jsonl
 from explorer.ui import state
 from explorer.ui.text import literal
@@ -142,14 +143,15 @@ def test_a_pasted_odd_example_is_scored_and_shown_as_typed(inspect_page, case_na
     assert not inspect_page.error
     assert inspect_page.subheader[0].value == literal(example.query)
     assert inspect_page.text_area(key="inspect.response").value == example.response
-    assert scored_detectors(inspect_page) == ["rouge", "semantic"]
+    assert scored_detectors(inspect_page) == ["rouge", detectors.VERDICT_DETECTOR]
 
 
 def test_an_example_a_detector_refuses_shows_its_reason_beside_the_others(inspect_page):
     paste(inspect_page, line_of("punctuation-run", 1))
     assert not inspect_page.exception
-    refusal = BY_NAME["punctuation-run"].refused_by["semantic"]
-    assert any(w.value.startswith(f"Semantic alignment: {refusal}") for w in inspect_page.warning)
+    refusal = BY_NAME["punctuation-run"].refused_by[detectors.VERDICT_DETECTOR]
+    title = detectors.spec(detectors.VERDICT_DETECTOR).title
+    assert any(w.value.startswith(f"{title}: {refusal}") for w in inspect_page.warning)
     assert any(
         w.value.startswith("The claim view needs the semantic alignment, which failed") for w in inspect_page.warning
     )

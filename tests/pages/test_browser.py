@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from explorer import detectors
 from explorer.data.samples import load_samples
 from tests.bad_inputs.corpus import CASES
 from tests.pages.browser import (
@@ -39,15 +40,18 @@ HOSTILE_LINK = "[click me](javascript:window.__pwned=1)"
 # Markdown a header would render: math between dollars, emphasis, a link.
 MARKDOWN_QUERY = f"{HOSTILE_LINK} Is a $15 *minimum* wage better than $12? {HOSTILE}"
 
+# The second default detector, whose tab opens first: the verdict's.
+VERDICT_TITLE = detectors.spec(detectors.VERDICT_DETECTOR).title
+
 
 def test_inspect_page_opens_on_a_sample_with_word_highlights(page):
     first = load_samples()[0]
     heading(page, first.query).wait_for()
     scores = word_scores(page)
     assert scores and all(0.0 <= s <= 1.0 for s in scores)
-    assert page.get_by_role("tab").all_inner_texts() == ["ROUGE-1", "Semantic alignment", "Side by side"]
+    assert page.get_by_role("tab").all_inner_texts() == ["ROUGE-1", VERDICT_TITLE, "Side by side"]
     # The most reliable detector's tab opens first, not ROUGE-1's.
-    assert page.get_by_role("tab", selected=True).inner_text() == "Semantic alignment"
+    assert page.get_by_role("tab", selected=True).inner_text() == VERDICT_TITLE
     screenshot(page, "inspect")
 
 
@@ -113,7 +117,7 @@ def test_the_alignment_classifier_shades_the_sample_hallucination(page):
 
 
 def test_switching_detectors_in_the_sidebar(page):
-    remove_detector(page, "Semantic alignment")
+    remove_detector(page, VERDICT_TITLE)
     page.wait_for_function("() => document.querySelectorAll('[role=tab]').length === 1")
     settle(page)
     assert page.get_by_role("tab").all_inner_texts() == ["ROUGE-1"]
@@ -125,7 +129,7 @@ def test_switching_detectors_in_the_sidebar(page):
 def test_dataset_page_opens_a_failure_in_inspect(page, app_url):
     # ROUGE alone scores the whole set at once; the semantic detector would score it in the
     # background for a minute of the shared CPU.
-    remove_detector(page, "Semantic alignment")
+    remove_detector(page, VERDICT_TITLE)
     open_dataset_page(page)
     assert page.get_by_role("tab").all_inner_texts() == ["Evaluation", "Examples", "Summaries", "Export"]
     screenshot(page, "dataset")
@@ -145,7 +149,7 @@ def test_dataset_page_opens_a_failure_in_inspect(page, app_url):
 
 def test_an_uploaded_file_with_bad_lines_lists_them_and_browses_the_rest(page):
     case = next(c for c in CASES if c.name == "malformed-json")
-    remove_detector(page, "Semantic alignment")
+    remove_detector(page, VERDICT_TITLE)
     open_dataset_page(page)
     page.locator(".st-key-dataset-uploader input[type=file]").set_input_files(str(case.path))
     problems = page.get_by_text(f"{len(case.errors)} problem(s) in the file; the other lines were loaded")
@@ -184,7 +188,7 @@ def opens_offline(browser, name: str) -> None:
 
 
 def test_html_report_downloads_and_opens_offline(page, browser):
-    remove_detector(page, "Semantic alignment")
+    remove_detector(page, VERDICT_TITLE)
     open_dataset_page(page)
     page.get_by_role("tab", name="Export").click()
     button = page.locator(".st-key-dataset-export_html").get_by_role("button", name="Download HTML report")

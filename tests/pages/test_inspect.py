@@ -5,6 +5,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer import detectors
 from explorer.data import share
 from explorer.data.jsonl import parse_example
 from explorer.data.samples import load_samples
@@ -43,7 +44,10 @@ def test_opens_on_a_sample_with_a_verdict_scores_and_highlights(app):
     assert 'data-error-type="hallucination"' in body and 'data-error-type="coverage"' in body
     verdict_block = body[body.index('data-error-type="hallucination"') :]
     assert verdict_block.count('data-verdict="unlikely"') >= 2
-    assert 'data-score-of="rouge.hallucination"' in body and 'data-score-of="semantic.coverage"' in body
+    assert (
+        'data-score-of="rouge.hallucination"' in body
+        and f'data-score-of="{detectors.VERDICT_DETECTOR}.coverage"' in body
+    )
     assert app.selectbox(key="inspect.sample").value == first.id  # the picker names the sample shown
 
 

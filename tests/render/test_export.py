@@ -123,16 +123,17 @@ def test_html_report_is_self_contained_and_escapes_user_text():
         topic=HOSTILE,
         labels=Labels(hallucination=True, coverage_error=False, hallucinated_spans=(moon_bases,)),
     )
-    results = score_example(example, [detectors.create("rouge"), detectors.create("semantic")]).results
+    shown = ["rouge", "semantic", detectors.VERDICT_DETECTOR]
+    results = score_example(example, [detectors.create(name) for name in dict.fromkeys(shown)]).results
     page = export.example_html(example, results)
     assert page.startswith("<!doctype html>")
     assert export.CONTENT_SECURITY_POLICY in page
     assert "<script" not in page and not re.search(r"<(link|img|iframe)\b", page, re.IGNORECASE)
     assert "&lt;script&gt;" in page
     assert 'data-score="' in page and 'data-gold="1"' in page
-    # The verdict, the scores against thresholds, the claims view and both detectors' highlights.
+    # The verdict, the scores against thresholds, the claims view and every detector's highlights.
     assert 'data-error-type="hallucination"' in page and 'data-score-of="rouge.coverage"' in page
-    assert "data-claim-verdict=" in page and page.count("<h3>Response · hallucination") == 2
+    assert "data-claim-verdict=" in page and page.count("<h3>Response · hallucination") == len(results)
     # The verdict's links land on the outlined sentence and argument of the verdict detector.
     for anchor in re.findall(r'href="#([^"]+)"', page):
         assert page.count(f'id="{anchor}"') == 1

@@ -9,7 +9,7 @@ from explorer.training import Trainer
 
 
 def test_the_learned_detectors_are_the_ones_with_trainers():
-    assert detectors.trainable() == ["classifier", "alignment_classifier", "cross_encoder"]
+    assert detectors.trainable() == ["classifier", "alignment_classifier", "cross_encoder", "stacked"]
 
 
 @pytest.mark.parametrize("name", detectors.trainable())

@@ -1,0 +1,170 @@
+"""A stacked detector: a logistic regression over the example scores of three cheap detectors.
+
+Not in the paper. On answers written outside the team (the Perspectrum-built examples of
+`explorer.data.perspectrum`) no single detector is best at both error types: ROUGE-1 ranks
+dropped arguments well where meaning-based alignment misses paraphrase-level omissions, and
+the tuned matcher's alignment (`semantic_tuned`) catches claims no argument supports. Stacking
+(Wolpert 1992) learns how much each signal counts from labelled examples instead of picking one.
+
+Per error type, P(error) is the logistic function of standardized example-level features:
+ROUGE-1's hallucination (1 - precision) and coverage (1 - worst perspective's recall), the
+semantic alignment's (plain all-MiniLM-L6-v2) and the tuned matcher's alignment's two scores.
+The model may read the other error type's scores too (the feature set is chosen on dev with C,
+`explorer.training.stacked`). A perspective's coverage error is the coverage model applied with
+that perspective's component scores in place of the example's; the example's coverage error is
+the model on the example's scores (what it was trained on).
+
+Word scores are not learned: response words come from `RESPONSE_WORDS`, argument words from
+`ARGUMENT_WORDS` (the component whose word scores did best on the Perspectrum dev set), and the
+result keeps that component's alignment (its claims) in `details`, with its settings in `info`.
+The model is a few hundred bytes of JSON per task (`explorer/resources/stacked/<task>/`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from explorer.config import shipped_weights
+from explorer.data.example import Example
+from explorer.data.labels import ERROR_TYPES
+from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
+
+METHOD = "stacked"
+MODEL_FILE = "model.json"
+SHIPPED = shipped_weights(METHOD)
+COMPONENTS = ("rouge", "semantic", "semantic_tuned")
+FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
+# Word scores: the component whose word scores rank the gold words best on the Perspectrum dev
+# set (`explorer eval --split dev`, paraphrased synthetic, word level): the tuned matcher's
+# alignment, hallucination 82.1 (semantic 77.4, ROUGE-1 57.5), coverage 86.6 (83.1, 64.2).
+RESPONSE_WORDS = "semantic_tuned"
+ARGUMENT_WORDS = "semantic_tuned"
+
+
+def feature_row(results: Mapping[str, DetectorResult], perspective: str | None = None) -> np.ndarray:
+    """`FEATURES` of one example from its components' results; with `perspective`, the coverage
+    features are that perspective's."""
+    row = []
+    for component in COMPONENTS:
+        result = results[component]
+        for error_type in ERROR_TYPES:
+            if error_type == "coverage" and perspective is not None:
+                row.append(result.per_perspective[perspective])
+            else:
+                row.append(getattr(result, error_type))
+    return np.asarray(row, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class StackedModel:
+    """A fitted logistic regression on standardized features (a subset of `FEATURES`, by name)."""
+
+    task: str
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    intercept: float
+
+    def p_error(self, row: np.ndarray) -> float:
+        """P(error) of one row of all `FEATURES`."""
+        chosen = row[[FEATURES.index(name) for name in self.features]]
+        logit = float(((chosen - np.asarray(self.mean)) / np.asarray(self.scale)) @ np.asarray(self.weights))
+        return 1.0 / (1.0 + np.exp(-(logit + self.intercept)))
+
+    def to_dict(self) -> dict:
+        return {
+            "task": self.task,
+            "features": list(self.features),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "weights": list(self.weights),
+            "intercept": self.intercept,
+        }
+
+
+def load(directory: Path) -> StackedModel:
+    data = json.loads((Path(directory) / MODEL_FILE).read_text(encoding="utf-8"))
+    model = StackedModel(**{key: tuple(value) if isinstance(value, list) else value for key, value in data.items()})
+    unknown = [name for name in model.features if name not in FEATURES]
+    if unknown:
+        raise ValueError(f"{directory} was trained on features this version does not compute ({', '.join(unknown)})")
+    return model
+
+
+def components_identity(components: Mapping[str, Detector]) -> str:
+    """What a stacked model was trained on: each component's name, version and model."""
+    return "; ".join(
+        f"{name} v{components[name].version}" + (f" ({m})" if (m := components[name].model_identity()) else "")
+        for name in COMPONENTS
+    )
+
+
+def create_components() -> dict[str, Detector]:
+    from explorer import detectors
+
+    return {name: detectors.create(name) for name in COMPONENTS}
+
+
+class StackedDetector(Detector):
+    name = METHOD
+    title = "Stacked (ROUGE-1 + alignments)"
+    version = "1"
+
+    def __init__(
+        self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, StackedModel] | None = None
+    ):
+        from explorer.models.trained import TrainedNotFoundError, find_trained
+
+        try:
+            self.components = dict(components or create_components())
+            self.models = dict(models or {})
+            for task in ERROR_TYPES:
+                if task not in self.models:
+                    self.models[task] = load(find_trained(METHOD, self.model_identity(), task, SHIPPED))
+        except TrainedNotFoundError as error:
+            raise DetectorError(str(error)) from error
+
+    def config(self) -> dict:
+        # The weights' digest: results and calibrations of a retrained model are not mixed up.
+        weights = json.dumps({task: model.to_dict() for task, model in sorted(self.models.items())}, sort_keys=True)
+        return {
+            "weights": hashlib.sha256(weights.encode()).hexdigest()[:16],
+            "response_words": RESPONSE_WORDS,
+            "argument_words": ARGUMENT_WORDS,
+            # The alignment kept in `details` was read with these (`explorer.detectors.semantic.assessment_of`).
+            "settings": self.components[RESPONSE_WORDS].config().get("settings", {}),
+        }
+
+    def model_identity(self) -> str:
+        return components_identity(self.components)
+
+    def prepare(self, examples: Sequence[Example]) -> None:
+        for component in self.components.values():
+            component.prepare(examples)
+
+    def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
+        results = {name: self.components[name].score(example) for name in COMPONENTS}
+        return self.combine(example, results)
+
+    def combine(self, example: Example, results: Mapping[str, DetectorResult]) -> DetectorResult:
+        """The stacked result from the components' results on `example`."""
+        row = feature_row(results)
+        coverage = self.models["coverage"]
+        return DetectorResult(
+            detector=self.name,
+            hallucination=self.models["hallucination"].p_error(row),
+            coverage=coverage.p_error(row),
+            per_perspective={p.name: coverage.p_error(feature_row(results, p.name)) for p in example.perspectives},
+            response_words=results[RESPONSE_WORDS].response_words,
+            argument_words=results[ARGUMENT_WORDS].argument_words,
+            info=self.info(),
+            # The claims behind the word scores, for the claim view and reports.
+            details={key: value for key, value in results[RESPONSE_WORDS].details.items() if key == "alignment"},
+        )

@@ -1,0 +1,119 @@
+"""The stacked detector: its shipped head, how it combines its components, and its trainer."""
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from explorer.config import SAMPLE_DIR
+from explorer.data import perspectrum
+from explorer.data.jsonl import parse_jsonl
+from explorer.data.labels import ERROR_TYPES
+from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+from explorer.detectors.semantic import assessment_of
+from explorer.detectors.stacked import (
+    ARGUMENT_WORDS,
+    FEATURES,
+    MODEL_FILE,
+    RESPONSE_WORDS,
+    SHIPPED,
+    StackedDetector,
+    feature_row,
+    load,
+)
+from explorer.models.trained import TRAINING_FILE
+from explorer.training import TrainingRequest
+from explorer.training import data as training_data
+from explorer.training import stacked as training
+from tests.helpers import make_example
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return StackedDetector()
+
+
+@pytest.mark.parametrize("task", ERROR_TYPES)
+def test_shipped_head_matches_its_training_record(detector, task):
+    record = json.loads((SHIPPED / task / TRAINING_FILE).read_text(encoding="utf-8"))
+    assert hashlib.sha256((SHIPPED / task / MODEL_FILE).read_bytes()).hexdigest() == record["weights_sha256"]
+    assert record["model"] == detector.model_identity()  # the shipped components, the tuned matcher included
+    assert record["dev_is_held_out"] and "perspectrum dev" in record["dev_data"]
+    kept = [
+        auc
+        for features, strength, auc in record["dev_roc_auc"]
+        if (features, strength) == (record["kept_features"], record["kept_C"])
+    ]
+    assert kept == [max(auc for *_, auc in record["dev_roc_auc"])]
+    assert load(SHIPPED / task) == detector.models[task] and detector.models[task].task == task
+    assert (SHIPPED / task / MODEL_FILE).stat().st_size < 4096
+
+
+def test_the_json_head_is_scikit_learns_logistic_regression():
+    rng = np.random.default_rng(0)
+    rows = rng.normal(size=(200, len(FEATURES)))
+    gold = (rows[:, 0] - rows[:, 3] + rng.normal(scale=0.5, size=200) > 0).astype(int)
+    model = training.fit("coverage", FEATURES[:4], rows, gold, 1.0)
+    reference = make_pipeline(StandardScaler(), LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000))
+    expected = reference.fit(rows[:, :4], gold).predict_proba(rows[:, :4])[:, 1]
+    assert np.allclose([model.p_error(row) for row in rows], expected)
+
+
+def test_a_dropped_argument_raises_coverage_and_words_come_from_the_named_component(detector):
+    kept = make_example(
+        "Sugar taxes cut consumption. They also hurt poor families.",
+        ("pro", ["Sugar taxes cut consumption."]),
+        ("con", ["They hurt poor families."]),
+    )
+    dropped = make_example(
+        "Sugar taxes cut consumption.",
+        ("pro", ["Sugar taxes cut consumption."]),
+        ("con", ["They hurt poor families."]),
+    )
+    full, partial = detector.score(kept), detector.score(dropped)
+    assert partial.coverage > full.coverage
+    assert partial.per_perspective["con"] > partial.per_perspective["pro"]
+    components = {name: c.score(dropped) for name, c in detector.components.items()}
+    assert partial.response_words == components[RESPONSE_WORDS].response_words
+    assert partial.argument_words == components[ARGUMENT_WORDS].argument_words
+    # The claims behind the word scores travel with the result (the claim view and reports read them).
+    assert (
+        assessment_of(partial, dropped).alignment.claims
+        == assessment_of(components[RESPONSE_WORDS], dropped).alignment.claims
+    )
+    assert partial.hallucination == detector.models["hallucination"].p_error(feature_row(components))
+
+
+@pytest.mark.slow
+def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
+    samples = parse_jsonl(SAMPLE_DIR / "synthetic.jsonl").examples
+    train_set = training_data.training_examples(samples, ["train"])
+    dev_set = training_data.training_examples(samples, ["dev"])
+    request = TrainingRequest(
+        task="coverage", train_set=train_set, dev_set=dev_set, dev_is_held_out=True, log=lambda _: None
+    )
+    trainer = training.StackedTrainer()
+    model, record = trainer.train(request)
+    trainer.save(model, record, tmp_path)
+    written = json.loads((tmp_path / TRAINING_FILE).read_text())
+    assert written["train_data_sha256"] == training_data.data_digest(train_set, "coverage")
+    assert written["weights_sha256"] == hashlib.sha256((tmp_path / MODEL_FILE).read_bytes()).hexdigest()
+    assert load(tmp_path) == model and len(written["dev_roc_auc"]) == 2 * len(training.REGULARIZATION)
+
+
+@pytest.mark.parametrize("task", ERROR_TYPES)
+def test_shipped_head_was_trained_on_todays_perspectrum_build_and_sample_train(task):
+    """The record's data hash is that of `python -m explorer.data.perspectrum` (seed 0) train +
+    the sample train split, as `python -m explorer.training.stacked` assembles them."""
+    try:
+        folder = shared_data_dir("perspectrum") / "perspectrum"
+    except SharedDataNotFoundError as error:
+        pytest.skip(str(error))
+    train_set = training_data.training_examples(perspectrum.build(folder=folder), ["train"])
+    train_set += training_data.training_examples(parse_jsonl(SAMPLE_DIR / "synthetic.jsonl").examples, ["train"])
+    record = json.loads((SHIPPED / task / TRAINING_FILE).read_text(encoding="utf-8"))
+    assert record["train_data_sha256"] == training_data.data_digest(train_set, task)
