@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from explorer.cli import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, CliError, _load
+from explorer.cli.common import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, CliError, load
 from explorer.files import WriteError, atomic_writer
 
 
@@ -39,7 +39,7 @@ def run_generate(args: argparse.Namespace) -> int:
     from explorer.generation.npov import ContextTooLongError, GenerationSettings, NpovGenerator, find_soft_prompt
     from explorer.models.language_model import ModelNotFoundError, load_language_model
 
-    loaded = _load(args.input)
+    loaded = load(args.input)
     try:
         settings = GenerationSettings(
             max_new_tokens=args.max_new_tokens,
@@ -121,7 +121,7 @@ def run_train_generator(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     examples = []
     for path in paths:
-        loaded = _load(path)
+        loaded = load(path)
         if not loaded.ok:
             raise CliError(f"{path} has invalid lines; fix them before training on it", EXIT_IO)
         examples.extend(loaded.examples)
@@ -171,7 +171,7 @@ def run_claims(args: argparse.Namespace) -> int:
     from explorer.models.encoder import shared_encoder
     from explorer.scoring.refchecker import claim_report, dumps_reports
 
-    loaded = _load(args.input)
+    loaded = load(args.input)
     if args.threads:
         import torch
 
@@ -269,7 +269,7 @@ def run_ablation(args: argparse.Namespace) -> int:
     from explorer.evaluation.ablation import run_ablation as ablate
     from explorer.training import TrainingInputError
 
-    loaded = _load(args.input)
+    loaded = load(args.input)
     if not loaded.ok:
         raise CliError(f"{args.input} has invalid lines; fix them before training on it", EXIT_IO)
     if args.scores is not None:

@@ -1,0 +1,61 @@
+"""Command line: `explorer validate`, `explorer score`, `explorer eval`, `explorer synth` and `explorer train`.
+
+Exit codes: 0 all good; 1 some input lines were invalid or some examples could not be scored
+(everything else was still processed and written); 2 bad usage (unknown option or detector, an
+option out of range, an output that would overwrite an input, a model that cannot be used);
+3 an input file could not be read or the output could not be written.
+
+Outputs are written whole or not at all (`explorer.files.atomic_writer`): a failed or killed run
+leaves the previous output as it was. `--quiet` leaves only errors and warnings on stderr: no
+progress bars or notices from the explorer or the libraries it loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from explorer import console
+from explorer.cli import extras, score, train
+from explorer.cli.common import EXIT_IO, EXIT_USAGE, CliError
+from explorer.files import WriteError
+from explorer.models.language_model import InvalidModelError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="explorer", description="Detect hallucination and coverage errors in RAG answers."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    for module in (score, train, extras):
+        module.add_parsers(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    console.report_warnings()
+    if getattr(args, "quiet", False):
+        console.quiet_libraries()
+    try:
+        return args.run(args)
+    except CliError as error:
+        print(f"explorer: {error}", file=sys.stderr)
+        return error.code
+    except WriteError as error:
+        print(f"explorer: {error}; nothing was written", file=sys.stderr)
+        return EXIT_IO
+    except InvalidModelError as error:
+        print(f"explorer: {error}; nothing was written", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(
+            "explorer: interrupted; any previous output is as it was, finished results are cached: run again to resume",
+            file=sys.stderr,
+        )
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

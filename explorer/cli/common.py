@@ -1,0 +1,155 @@
+"""What the commands share: exit codes and their error, reading input, refusing to overwrite an
+input, building detectors from their names and options, and scoring on the chosen engine."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from explorer import detectors
+from explorer.config import cache_dir, torch_threads
+from explorer.data.example import Example
+from explorer.data.jsonl import LoadResult, parse_jsonl
+from explorer.detectors.ops import attribution
+from explorer.files import same_file
+from explorer.models.language_model import InvalidModelError
+from explorer.scoring import ray_engine
+from explorer.scoring.cache import ResultCache
+from explorer.scoring.runner import ScoredExample, score_requests
+
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_IO = 0, 1, 2, 3
+
+
+class CliError(Exception):
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+
+def refuse_overwriting(outputs: Sequence[Path], inputs: Sequence[Path | None]) -> None:
+    """An output that names an input of the same command would replace what it reads."""
+    for output in outputs:
+        for given in inputs:
+            if given is not None and same_file(output, given):
+                raise CliError(f"--out {output} is the input file {given}; choose another output path", EXIT_USAGE)
+
+
+def load(path: Path) -> LoadResult:
+    try:
+        loaded = parse_jsonl(path)
+    except OSError as error:
+        raise CliError(f"cannot read {path}: {error.strerror or error}", EXIT_IO) from error
+    for problem in loaded.errors:
+        print(f"{path}: {problem}", file=sys.stderr)
+    for warning in loaded.warnings:
+        print(f"{path}: warning: {warning}", file=sys.stderr)
+    return loaded
+
+
+def method_names(value: str) -> list[str]:
+    chosen = [name.strip() for name in value.split(",") if name.strip()]
+    for name in chosen:
+        try:
+            detectors.spec(name)
+        except detectors.UnknownDetectorError as error:
+            raise argparse.ArgumentTypeError(str(error)) from error
+    if not chosen:
+        raise argparse.ArgumentTypeError("name at least one detector")
+    return chosen
+
+
+def detector_options(names: Sequence[str], model: str | None, salience: dict | None = None) -> dict[str, dict]:
+    """Each detector's constructor options: `model` (`detectors.create` gives it only to those
+    that run a language model) and, for the salience detector, its method and settings."""
+    return {name: {"model": model, **((salience or {}) if name == "salience" else {})} for name in names}
+
+
+def build_detectors(names: Sequence[str], model: str | None, salience: dict | None = None) -> list[detectors.Detector]:
+    """Instantiate detectors by name; `model` goes to those that run a language model and
+    `salience` (method and its settings) to the salience detector.
+
+    A detector that cannot work with the chosen model (e.g. no classifier prompt was trained
+    for it) or settings is a usage error with the detector's message, not a traceback.
+    """
+    options = detector_options(names, model, salience)
+    chosen = []
+    for name in names:
+        try:
+            chosen.append(detectors.create(name, **options[name]))
+        except (detectors.DetectorError, InvalidModelError, FileNotFoundError, ValueError) as error:
+            raise CliError(f"{name}: {error}", EXIT_USAGE) from error
+    return chosen
+
+
+def result_cache(args: argparse.Namespace) -> ResultCache | None:
+    return None if args.no_cache else ResultCache(args.cache_dir)
+
+
+def score_on_engine(
+    args: argparse.Namespace, requests: Sequence[tuple[Example, Sequence[str]]]
+) -> Iterator[ScoredExample]:
+    """Each example scored by the detectors named with it, in input order, on the `--engine`.
+
+    The detectors are built here for either engine, so one that cannot work is a usage error
+    before anything runs; on Ray each worker then builds its own.
+    """
+    ray_options = {"--address": args.address, "--workers": args.workers, "--gpus-per-worker": args.gpus_per_worker}
+    if args.engine == "local" and any(value is not None for value in ray_options.values()):
+        given = ", ".join(option for option, value in ray_options.items() if value is not None)
+        raise CliError(f"{given}: only with --engine ray", EXIT_USAGE)
+    names = list(dict.fromkeys(m for _, ms in requests for m in ms))
+    set_threads(args, names)
+    built = {d.name: d for d in build_detectors(names, args.model, salience_options(args))}
+    directory = None if args.no_cache else args.cache_dir or cache_dir()
+    if args.engine == "local":
+        return score_requests(((e, [built[m] for m in ms]) for e, ms in requests), result_cache(args))
+    built.clear()  # built only to refuse what cannot work: each worker builds its own
+    settings = ray_engine.Settings(args.address, args.workers or 1, args.gpus_per_worker or 0.0, args.quiet)
+    try:
+        return ray_engine.score(
+            requests, detector_options(names, args.model, salience_options(args)), directory, settings
+        )
+    except ray_engine.EngineError as error:
+        raise CliError(str(error), EXIT_USAGE) from error
+
+
+def set_threads(args: argparse.Namespace, names: Sequence[str]) -> None:
+    """torch's threads (`--threads`, else `config.torch_threads()`) when a chosen detector runs a
+    neural model: ROUGE alone never loads torch."""
+    if any(detectors.spec(name).cost != detectors.INSTANT for name in names):
+        import torch
+
+        torch.set_num_threads(args.threads or torch_threads())
+
+
+def salience_options(args: argparse.Namespace) -> dict:
+    options = {"method": args.salience_method, "steps": args.salience_steps, "samples": args.salience_samples}
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def add_salience_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("salience")
+    group.add_argument(
+        "--salience-method",
+        choices=list(attribution.METHODS),
+        help=f"attribution method of the salience detector (default: {attribution.DEFAULT_METHOD}, the paper's); "
+        + "; ".join(f"{m.name}: {m.title}" for m in attribution.METHODS.values()),
+    )
+    group.add_argument(
+        "--salience-steps",
+        type=int,
+        help=f"integrated gradients: interpolation steps (default {attribution.DEFAULT_STEPS})",
+    )
+    group.add_argument(
+        "--salience-samples",
+        type=int,
+        help=f"argument Shapley values: sampled argument orders (default {attribution.DEFAULT_SAMPLES})",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="torch CPU threads for model-based detectors (default: $EXPLORER_TORCH_THREADS or 1, the fastest "
+        "measured on 2 cores; use more cores as more workers: --engine ray --workers N)",
+    )

@@ -1,0 +1,188 @@
+"""`explorer validate`, `explorer score` and `explorer eval`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from explorer import console, detectors
+from explorer.cli.common import (
+    EXIT_IO,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    CliError,
+    add_salience_options,
+    load,
+    method_names,
+    refuse_overwriting,
+    score_on_engine,
+)
+from explorer.data.jsonl import JSON_LINES
+from explorer.files import atomic_writer
+from explorer.scoring import ray_engine, scores_file
+from explorer.scoring.scores_file import output_record
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    loaded = load(args.input)
+    read = "non-empty line(s)" if loaded.layout == JSON_LINES else f"record(s), read as {loaded.layout}"
+    print(
+        f"{args.input}: {len(loaded.examples)} valid example(s), "
+        f"{len(loaded.errors)} problem(s) in {loaded.lines_read} {read}"
+    )
+    return EXIT_OK if loaded.ok else EXIT_PARTIAL
+
+
+def run_score(args: argparse.Namespace) -> int:
+    refuse_overwriting([args.out], [args.input])
+    loaded = load(args.input)
+    scored_examples = score_on_engine(args, [(example, args.methods) for example in loaded.examples])
+    failures = 0
+    # The output is created before scoring, so an unwritable one fails at once, not hours later.
+    with (
+        atomic_writer(args.out) as out,
+        tqdm(total=len(loaded.examples), unit="example", file=sys.stderr, disable=args.quiet) as bar,
+    ):
+        for scored in scored_examples:
+            for name, message in scored.errors.items():
+                failures += 1
+                tqdm.write(f"{scored.example.id}: {name}: {message}", file=sys.stderr)
+            out.write(json.dumps(output_record(scored), ensure_ascii=False) + "\n")
+            bar.update()
+    return EXIT_OK if loaded.ok and not failures else EXIT_PARTIAL
+
+
+def _report_paths(out: Path) -> tuple[Path, Path]:
+    stem = out.with_suffix("") if out.suffix in (".md", ".json") else out
+    return stem.with_name(stem.name + ".md"), stem.with_name(stem.name + ".json")
+
+
+def _given_scores(args: argparse.Namespace, examples: Sequence) -> scores_file.ScoresFile:
+    if args.scores is None:
+        return scores_file.ScoresFile()
+    try:
+        given = scores_file.parse_scores(args.scores, examples)
+    except OSError as error:
+        raise CliError(f"cannot read {args.scores}: {error.strerror or error}", EXIT_IO) from error
+    for problem in given.errors:
+        print(f"{args.scores}: {problem}", file=sys.stderr)
+    return given
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    if args.ablation:
+        from explorer.cli.extras import run_ablation
+
+        return run_ablation(args)
+    from explorer.evaluation import auc, report  # scipy and scikit-learn load only for this command
+
+    markdown_path, json_path = _report_paths(args.out)
+    refuse_overwriting([markdown_path, json_path], [args.input, args.scores])
+    loaded = load(args.input)
+    given = _given_scores(args, loaded.examples)
+    results, failures = given.results, given.failures
+    examples = [e for e in loaded.examples if args.split is None or e.split == args.split]
+    missing = {
+        e.id: [m for m in args.methods if m not in results.get(e.id, {}) and m not in failures.get(e.id, {})]
+        for e in examples
+    }
+    to_score = [e for e in examples if missing[e.id]]
+    if to_score:
+        scored_examples = score_on_engine(args, [(example, missing[example.id]) for example in to_score])
+        for scored in tqdm(
+            scored_examples, total=len(to_score), unit="example", file=sys.stderr, disable=args.quiet, desc="scoring"
+        ):
+            results.setdefault(scored.example.id, {}).update(scored.results)
+            failures.setdefault(scored.example.id, {}).update(scored.errors)
+    for example_id, errors in failures.items():
+        for name, message in errors.items():
+            if name in args.methods:
+                print(f"{example_id}: {name}: {message}", file=sys.stderr)
+
+    settings = auc.Settings(n_bootstrap=args.bootstrap, alpha=args.alpha, seed=args.seed)
+    evaluated = auc.evaluate(examples, results, args.methods, settings)
+    split = f", {args.split} split" if args.split else ""
+    description = f"Data: `{args.input.name}`{split}."
+    markdown_text = report.markdown(evaluated, title=f"Evaluation of {args.input.name}", description=description)
+    record = report.to_json(
+        evaluated, meta={"data": str(args.input), "split": args.split, "scores": args.scores and str(args.scores)}
+    )
+    with atomic_writer(markdown_path) as markdown_out, atomic_writer(json_path) as json_out:
+        markdown_out.write(markdown_text)
+        json_out.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    if not args.quiet:
+        print(markdown_text)
+        print(f"wrote {markdown_path} and {json_path}", file=sys.stderr)
+    return EXIT_OK if loaded.ok and not given.errors and not evaluated.failures else EXIT_PARTIAL
+
+
+def add_parsers(commands) -> None:
+    validate = commands.add_parser("validate", help="check a JSON Lines file of examples")
+    validate.add_argument("input", type=Path)
+    validate.set_defaults(run=run_validate)
+
+    score = commands.add_parser("score", help="score examples with one or more detectors")
+    score.add_argument("input", type=Path)
+    score.add_argument(
+        "--methods",
+        type=method_names,
+        default=["rouge"],
+        help=f"comma-separated detectors: {', '.join(detectors.names())} (default: rouge)",
+    )
+    score.add_argument("--out", type=Path, required=True, help="output JSON Lines file")
+    score.add_argument("--model", help="causal LM for model-based detectors: a local HF folder or a .gguf file")
+    score.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
+    score.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
+    score.add_argument("--quiet", action="store_true", help="no progress bar or notices, only errors and warnings")
+    ray_engine.add_options(score)
+    add_salience_options(score)
+    score.set_defaults(run=run_score)
+
+    evaluate = commands.add_parser(
+        "eval", help="ROC AUC of detectors against gold labels, per error type and slice (Table 1 of the paper)"
+    )
+    evaluate.add_argument("input", type=Path, help="JSON Lines examples with labels")
+    evaluate.add_argument("--scores", type=Path, help="`explorer score` output to use; missing scores are computed")
+    evaluate.add_argument(
+        "--methods",
+        type=method_names,
+        default=detectors.names(),
+        help=f"comma-separated detectors (default: all: {', '.join(detectors.names())})",
+    )
+    evaluate.add_argument("--out", type=Path, required=True, help="report path: writes REPORT.md and REPORT.json")
+    evaluate.add_argument("--split", choices=("train", "dev", "test"), help="evaluate only the examples of this split")
+    evaluate.add_argument(
+        "--bootstrap",
+        type=console.COUNT,
+        default=1000,
+        help="bootstrap resamples for intervals, 0 for none (default 1000)",
+    )
+    evaluate.add_argument(
+        "--alpha",
+        type=console.bounded(float, 0, 1, open_ends=True),
+        default=0.05,
+        help="significance level (default 0.05)",
+    )
+    evaluate.add_argument("--seed", type=console.SEED, default=0, help="bootstrap seed (default 0)")
+    evaluate.add_argument("--model", help="causal LM for model-based detectors: a local HF folder or a .gguf file")
+    evaluate.add_argument("--cache-dir", type=Path, help="result cache folder (default: $EXPLORER_CACHE_DIR)")
+    evaluate.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
+    evaluate.add_argument(
+        "--quiet", action="store_true", help="no progress bar, table or notices, only errors and warnings"
+    )
+    evaluate.add_argument(
+        "--ablation",
+        nargs="?",
+        const="alignment_classifier",
+        choices=detectors.trainable(),
+        help="Table 2: train this learned detector (default alignment_classifier) on growing training sets "
+        "(Synth, +Para, +Dev, +Org) from the input and evaluate each on --split (default test)",
+    )
+    ray_engine.add_options(evaluate)
+    add_salience_options(evaluate)
+    evaluate.set_defaults(run=run_eval)
