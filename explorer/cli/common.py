@@ -153,3 +153,26 @@ def add_salience_options(parser: argparse.ArgumentParser) -> None:
         help="torch CPU threads for model-based detectors (default: $EXPLORER_TORCH_THREADS or 1, the fastest "
         "measured on 2 cores; use more cores as more workers: --engine ray --workers N)",
     )
+
+
+def load_training_files(paths: Sequence[Path]) -> list[Example]:
+    """Every example of `paths`; a file with an invalid line stops training (a model trained on
+    part of what was asked for would be silently different)."""
+    examples = []
+    for path in paths:
+        loaded = load(path)
+        if not loaded.ok:
+            raise CliError(f"{path} has invalid lines; fix them before training on it", EXIT_IO)
+        examples.extend(loaded.examples)
+    return examples
+
+
+def step_options(args: argparse.Namespace) -> dict[str, float]:
+    """The optimizer options given on the command line (`explorer train`), by trainer name."""
+    given = {
+        "steps": args.steps,
+        "batch_size": args.batch_size,
+        "learning_rate": args.lr,
+        "eval_every": args.eval_every,
+    }
+    return {k: v for k, v in given.items() if v is not None}

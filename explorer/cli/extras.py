@@ -15,7 +15,16 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from explorer.cli.common import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, CliError, load
+from explorer.cli.common import (
+    EXIT_IO,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_USAGE,
+    CliError,
+    load,
+    load_training_files,
+    step_options,
+)
 from explorer.files import WriteError, atomic_writer
 
 
@@ -119,21 +128,10 @@ def run_train_generator(args: argparse.Namespace) -> int:
     paths = args.data or [SAMPLE_DIR / "examples.jsonl"]
     if args.threads:
         torch.set_num_threads(args.threads)
-    examples = []
-    for path in paths:
-        loaded = load(path)
-        if not loaded.ok:
-            raise CliError(f"{path} has invalid lines; fix them before training on it", EXIT_IO)
-        examples.extend(loaded.examples)
+    examples = load_training_files(paths)
     splits = ["train", "dev"] if args.with_dev else ["train"]
     train_set = generator_examples(examples, splits)
     dev_set = generator_examples(examples, ["dev"])
-    steps = {
-        "steps": args.steps,
-        "batch_size": args.batch_size,
-        "learning_rate": args.lr,
-        "eval_every": args.eval_every,
-    }
     print(
         f"training the generator's soft prompt on {len(train_set)} error-free responses ({'+'.join(splits)}), "
         f"dev {len(dev_set)}, {torch.get_num_threads()} thread(s)",
@@ -146,7 +144,7 @@ def run_train_generator(args: argparse.Namespace) -> int:
         dev_is_held_out=not args.with_dev,
         model=args.model,
         seed=args.seed,
-        steps={k: v for k, v in steps.items() if v is not None},
+        steps=step_options(args),
         log=lambda line: print(line, file=sys.stderr, flush=True),
     )
     trainer = GeneratorTrainer()

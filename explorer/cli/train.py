@@ -8,7 +8,17 @@ import sys
 from pathlib import Path
 
 from explorer import console, detectors
-from explorer.cli.common import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, CliError, load, refuse_overwriting
+from explorer.cli.common import (
+    EXIT_IO,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_USAGE,
+    CliError,
+    load,
+    load_training_files,
+    refuse_overwriting,
+    step_options,
+)
 from explorer.data.jsonl import write_jsonl
 
 
@@ -59,24 +69,13 @@ def run_train(args: argparse.Namespace) -> int:
         refuse_overwriting([args.out], paths)
     if args.threads:
         torch.set_num_threads(args.threads)
-    examples = []
-    for path in paths:
-        loaded = load(path)
-        if not loaded.ok:
-            raise CliError(f"{path} has invalid lines; fix them before training on it", EXIT_IO)
-        examples.extend(loaded.examples)
+    examples = load_training_files(paths)
     splits = ["train", "dev"] if args.with_dev else ["train"]
     train_set = training_examples(examples, splits)
     dev_set = training_examples(examples, ["dev"])
     if len({target(e, args.task) for e in train_set}) < 2:
         raise CliError(f"the training data needs examples with and without a {args.task} error", EXIT_USAGE)
-    given = {
-        "steps": args.steps,
-        "batch_size": args.batch_size,
-        "learning_rate": args.lr,
-        "eval_every": args.eval_every,
-    }
-    given = {k: v for k, v in given.items() if v is not None}
+    given = step_options(args)
     if given and trainer.no_step_options:
         raise CliError(
             f"--steps, --batch-size, --lr and --eval-every do not apply to the "

@@ -137,3 +137,50 @@ def save_peft(model, record: Mapping[str, Any], out: Path) -> None:
     # PEFT's model-card template says nothing about this model; training.json does.
     (out / "README.md").unlink(missing_ok=True)
     write_record(record, out)
+
+
+@dataclasses.dataclass(frozen=True)
+class ForeignTraining:
+    """What a detector trained on Perspectrum (`python -m explorer.data.perspectrum`) learns from
+    and is chosen on: Perspectrum train (+ the sample train split), Perspectrum dev."""
+
+    train_set: list[Example]
+    dev_set: list[Example]
+    tasks: list[str]
+    out: Path
+    provenance: dict[str, Any]
+
+
+def foreign_training(description: str, shipped: Path, argv: Sequence[str] | None) -> ForeignTraining:
+    """Parse a Perspectrum-trained detector's command line and read its training and dev sets;
+    torch runs on one thread (two busy-waiting threads were 4x slower beside another job)."""
+    import argparse
+    import sys
+
+    from explorer.config import SAMPLE_DIR
+    from explorer.data.jsonl import parse_jsonl
+    from explorer.data.labels import ERROR_TYPES
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data", type=Path, required=True, help="output of python -m explorer.data.perspectrum")
+    parser.add_argument(
+        "--sample", type=Path, default=SAMPLE_DIR / "synthetic.jsonl", help="sample data added to train"
+    )
+    parser.add_argument("--no-sample", action="store_true", help="train on Perspectrum train only")
+    parser.add_argument("--out", type=Path, default=shipped)
+    parser.add_argument("--tasks", default=",".join(ERROR_TYPES))
+    args = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(1)
+    foreign = parse_jsonl(args.data).examples
+    train_set = training_examples(foreign, ["train"])
+    if not args.no_sample:
+        train_set += training_examples(parse_jsonl(args.sample).examples, ["train"])
+    provenance = {
+        "train_data": ["perspectrum train (explorer.data.perspectrum, seed 0)"]
+        + ([] if args.no_sample else ["sample_data/synthetic.jsonl train"]),
+        "dev_data": "perspectrum dev (explorer.data.perspectrum, seed 0)",
+        "arguments": " ".join(sys.argv[1:] if argv is None else argv),
+    }
+    return ForeignTraining(train_set, training_examples(foreign, ["dev"]), args.tasks.split(","), args.out, provenance)

@@ -18,7 +18,6 @@ other task) costs seconds; the first scores about 2,900 examples with two MiniLM
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
@@ -29,9 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from explorer.config import SAMPLE_DIR
 from explorer.data.example import Example
-from explorer.data.labels import ERROR_TYPES, has_error, is_error_free
+from explorer.data.labels import has_error, is_error_free
 from explorer.detectors.base import Detector
 from explorer.detectors.stacked import (
     COMPONENTS,
@@ -191,41 +189,22 @@ class StackedTrainer:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from explorer.data.jsonl import parse_jsonl
     from explorer.scoring.cache import ResultCache
-    from explorer.training.data import training_examples
+    from explorer.training.data import foreign_training
 
-    parser = argparse.ArgumentParser(
-        description="Train the stacked detector on Perspectrum + sample train, "
-        "choosing C and features on Perspectrum dev."
+    given = foreign_training(
+        "Train the stacked detector on Perspectrum + sample train, choosing C and features on Perspectrum dev.",
+        SHIPPED,
+        argv,
     )
-    parser.add_argument("--data", type=Path, required=True, help="output of python -m explorer.data.perspectrum")
-    parser.add_argument(
-        "--sample", type=Path, default=SAMPLE_DIR / "synthetic.jsonl", help="sample data added to train"
-    )
-    parser.add_argument("--no-sample", action="store_true", help="train on Perspectrum train only")
-    parser.add_argument("--out", type=Path, default=SHIPPED)
-    parser.add_argument("--tasks", default=",".join(ERROR_TYPES))
-    args = parser.parse_args(argv)
-    import torch
-
-    torch.set_num_threads(1)
-    foreign = parse_jsonl(args.data).examples
-    train_set = training_examples(foreign, ["train"])
-    if not args.no_sample:
-        train_set += training_examples(parse_jsonl(args.sample).examples, ["train"])
-    dev_set = training_examples(foreign, ["dev"])
     components, cache = create_components(), ResultCache()
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    for task in args.tasks.split(","):
-        model, record = train(task, train_set, dev_set, components, cache=cache, log=log)
-        record["train_data"] = ["perspectrum train (explorer.data.perspectrum, seed 0)"] + (
-            [] if args.no_sample else ["sample_data/synthetic.jsonl train"]
-        )
-        record["dev_data"] = "perspectrum dev (explorer.data.perspectrum, seed 0)"
-        record["command"] = "python -m explorer.training.stacked " + " ".join(sys.argv[1:] if argv is None else argv)
-        save(model, record, args.out / task)
-        log(f"{task}: kept {record['kept_features']} features, C={record['kept_C']}, written to {args.out / task}")
+    for task in given.tasks:
+        model, record = train(task, given.train_set, given.dev_set, components, cache=cache, log=log)
+        record["train_data"], record["dev_data"] = given.provenance["train_data"], given.provenance["dev_data"]
+        record["command"] = f"python -m explorer.training.stacked {given.provenance['arguments']}"
+        save(model, record, given.out / task)
+        log(f"{task}: kept {record['kept_features']} features, C={record['kept_C']}, written to {given.out / task}")
     return 0
 
 
