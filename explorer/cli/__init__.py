@@ -18,7 +18,9 @@ from collections.abc import Sequence
 
 from explorer import console
 from explorer.cli import extras, score, train
-from explorer.cli.common import EXIT_IO, EXIT_USAGE, CliError
+from explorer.cli.common import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, CliError
+
+__all__ = ["EXIT_IO", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "build_parser", "main"]
 from explorer.files import WriteError
 from explorer.models.language_model import InvalidModelError
 
