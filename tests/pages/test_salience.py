@@ -70,6 +70,7 @@ def test_the_salience_method_picker_shows_only_with_salience_and_defaults_to_the
 def test_another_salience_method_from_the_sidebar_computes_its_own_result(app):
     app.selectbox(key="sidebar.salience_method").set_value("argument_ablation").run()
     assert app.session_state[state.SALIENCE_METHOD] == "argument_ablation"
+
     def matrix_shown() -> bool:  # the argument x sentence matrix, which only the perturbation methods draw
         return any("loses when one argument" in chart.proto.spec for chart in app.get("plotly_chart"))
 
