@@ -44,11 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer.data.samples import load_samples  # noqa: E402
 from explorer.detectors.ops import attribution  # noqa: E402
-from explorer.detectors.ops.salience_map import used_targets  # noqa: E402
-from explorer.detectors.salience import SalienceDetector, token_offsets  # noqa: E402
+from explorer.detectors.salience import SalienceDetector, salience_inputs, token_offsets  # noqa: E402
 from explorer.models.language_model import load_language_model, load_tokenizer  # noqa: E402
-from explorer.text import prompts  # noqa: E402
-from explorer.text.words import DEFAULT_SEGMENTER  # noqa: E402
 
 VARIANTS = (
     "captum",
@@ -76,23 +73,7 @@ def example_for(args, tokenizer):
 
 
 def inputs_for(example, lm, tokenizer, targets=None) -> attribution.SalienceInputs:
-    prompt = prompts.npov_prompt(example, tokenizer)
-    prompt_ids, prompt_spans = token_offsets(tokenizer, prompt.text)
-    response_ids, response_spans = token_offsets(tokenizer, example.response)
-    words = DEFAULT_SEGMENTER.content_words(example.response)
-    kept = used_targets(response_spans, [(w.start, w.end) for w in words])
-    return attribution.SalienceInputs(
-        lm=lm,
-        prompt=prompt,
-        prompt_ids=prompt_ids,
-        prompt_spans=prompt_spans,
-        response=example.response,
-        response_ids=response_ids,
-        response_spans=response_spans,
-        targets=kept if targets is None else targets,
-        target="log_prob",
-        chunk=32,
-    )
+    return salience_inputs(example, lm, tokenizer=tokenizer, targets=targets, target="log_prob", chunk=32)
 
 
 def compute(args, variant: str) -> tuple[np.ndarray, float]:

@@ -25,6 +25,7 @@ token counts: truncating would silently score a different example.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import cached_property
 
@@ -54,6 +55,43 @@ def token_offsets(tokenizer, text: str) -> tuple[list[int], list[tuple[int, int]
     """Token ids of `text` (no special tokens added) and each token's character span."""
     encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
     return list(encoded["input_ids"]), [tuple(span) for span in encoded["offset_mapping"]]
+
+
+def salience_inputs(
+    example: Example,
+    lm: LanguageModel | None,
+    *,
+    tokenizer=None,
+    segmenter: Segmenter = DEFAULT_SEGMENTER,
+    targets: Sequence[int] | None = None,
+    **options,
+) -> salience_methods.SalienceInputs:
+    """`example` as every attribution method reads it: the NPOV prompt and the response in
+    `lm`'s tokens (or `tokenizer`'s), the arguments named as on Inspect ("pro 1"), and the
+    response positions to attribute: `targets`, by default those that overlap a content word
+    (the only columns the aggregation keeps). `options`: the other `SalienceInputs` fields."""
+    tokenizer = tokenizer or lm.tokenizer
+    prompt = prompts.npov_prompt(example, tokenizer)
+    prompt_ids, prompt_spans = token_offsets(tokenizer, prompt.text)
+    response_ids, response_spans = token_offsets(tokenizer, example.response)
+    if targets is None:
+        words = segmenter.content_words(example.response)
+        targets = used_targets(response_spans, [(w.start, w.end) for w in words])
+    labels = [f"{example.perspectives[a.perspective].name} {a.argument + 1}" for a in prompt.arguments]
+    return salience_methods.SalienceInputs(
+        **{
+            "lm": lm,
+            "prompt": prompt,
+            "prompt_ids": prompt_ids,
+            "prompt_spans": prompt_spans,
+            "response": example.response,
+            "response_ids": response_ids,
+            "response_spans": response_spans,
+            "targets": targets,
+            "argument_labels": labels,
+            **options,
+        }
+    )
 
 
 class SalienceDetector(Detector):
@@ -119,33 +157,25 @@ class SalienceDetector(Detector):
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
         model = self.language_model
-        prompt = prompts.npov_prompt(example, model.tokenizer)
-        prompt_ids, prompt_spans = token_offsets(model.tokenizer, prompt.text)
-        response_ids, response_spans = token_offsets(model.tokenizer, example.response)
-        total = len(prompt_ids) + len(response_ids)
-        if total > model.context_length:
-            raise DetectorError(
-                f"too long for the model: prompt {len(prompt_ids)} + response {len(response_ids)} = {total} tokens, "
-                f"the model reads at most {model.context_length}; salience never truncates, so shorten the "
-                "response or the arguments, or choose a model with a longer context"
-            )
-        response_words = self.segmenter.content_words(example.response)
-        inputs = salience_methods.SalienceInputs(
-            lm=model,
-            prompt=prompt,
-            prompt_ids=prompt_ids,
-            prompt_spans=prompt_spans,
-            response=example.response,
-            response_ids=response_ids,
-            response_spans=response_spans,
-            targets=used_targets(response_spans, [(w.start, w.end) for w in response_words]),
+        inputs = salience_inputs(
+            example,
+            model,
+            segmenter=self.segmenter,
             target=self.target,
-            argument_labels=[f"{example.perspectives[a.perspective].name} {a.argument + 1}" for a in prompt.arguments],
             chunk=self.chunk or (64 if model.device != "cpu" else 32),
             progress=progress,
         )
+        total = len(inputs.prompt_ids) + len(inputs.response_ids)
+        if total > model.context_length:
+            raise DetectorError(
+                f"too long for the model: prompt {len(inputs.prompt_ids)} + response {len(inputs.response_ids)} = "
+                f"{total} tokens, the model reads at most {model.context_length}; salience never truncates, so "
+                "shorten the response or the arguments, or choose a model with a longer context"
+            )
         output = self.attribution.compute(inputs, **self.settings)
-        result = self.result_from_map(example, prompt, prompt_spans, response_spans, output.token_map)
+        result = self.result_from_map(
+            example, inputs.prompt, inputs.prompt_spans, inputs.response_spans, output.token_map
+        )
         return replace(result, details={**result.details, **output.details}) if output.details else result
 
     def word_map(

@@ -8,9 +8,8 @@ import torch
 
 from explorer.data.samples import load_samples
 from explorer.detectors.ops import attribution
-from explorer.detectors.salience import SalienceDetector, token_offsets
+from explorer.detectors.salience import SalienceDetector, salience_inputs
 from explorer.scoring.cache import ResultCache, result_key
-from explorer.text import prompts
 from tests.helpers import make_example
 
 # The response copies the first argument word for word; the second is unrelated to it.
@@ -28,20 +27,9 @@ def model():
 
 
 def inputs_for(model, example, **fields) -> attribution.SalienceInputs:
-    prompt = prompts.npov_prompt(example, model.tokenizer)
-    prompt_ids, prompt_spans = token_offsets(model.tokenizer, prompt.text)
-    response_ids, response_spans = token_offsets(model.tokenizer, example.response)
-    return attribution.SalienceInputs(
-        lm=model,
-        prompt=prompt,
-        prompt_ids=prompt_ids,
-        prompt_spans=prompt_spans,
-        response=example.response,
-        response_ids=response_ids,
-        response_spans=response_spans,
-        targets=fields.pop("targets", range(len(response_ids))),
-        **fields,
-    )
+    """Every response position is a target unless `targets` says otherwise."""
+    inputs = salience_inputs(example, model, **fields)
+    return inputs if "targets" in fields else dataclasses.replace(inputs, targets=range(len(inputs.response_ids)))
 
 
 @pytest.mark.slow
