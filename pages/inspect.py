@@ -61,8 +61,10 @@ if not in_link:
 has_gold = not example.labels.is_empty()
 show_gold = has_gold and st.toggle("Overlay gold labels", key=state.SHOW_GOLD, help=f"Gold: {example.labels.summary()}")
 results.show_legend(with_gold=show_gold)
-if scored:
-    titles = [detectors.spec(name).title for name in scored]
+if scored or pending:
+    # A detector still computing keeps its tab, so a tab the user opened stays open meanwhile.
+    shown = [name for name in methods if name in scored or name in pending]
+    titles = [detectors.spec(name).title for name in shown]
     default = detectors.spec(detectors.VERDICT_DETECTOR).title
     # The most reliable detector opens first; only the open tab runs, and the URL keeps which.
     tabs = st.tabs(
@@ -71,12 +73,15 @@ if scored:
         key=state.INSPECT_TAB,
         bind="query-params",
     )
-    for tab, (name, result) in zip(tabs, scored.items()):
+    for tab, name in zip(tabs, shown):
         if tab.open:
             with tab:
+                if name not in scored:
+                    results.show_waiting(name, pending[name])
+                    continue
                 marks = verdict.marks_for(name, found)
-                results.show_highlights(example, name, result, show_gold=show_gold, marks=marks)
-                word_map.show_word_map(example, name, result, key=f"{PREFIX}.{name}")
+                results.show_highlights(example, name, scored[name], show_gold=show_gold, marks=marks)
+                word_map.show_word_map(example, name, scored[name], key=f"{PREFIX}.{name}")
     if len(scored) > 1 and tabs[-1].open:
         with tabs[-1]:
             results.show_side_by_side(example, scored, show_gold=show_gold)

@@ -82,6 +82,15 @@ def show_pending(pending: dict[str, Job | str]) -> None:
         _job_progress(jobs)
 
 
+def show_waiting(name: str, state: Job | str) -> None:
+    """A detector's tab while it has no result: why, in a line."""
+    title = detectors.spec(name).title
+    if isinstance(state, str):
+        st.caption(f"{title} has no result for this example: {literal(state)}")
+    else:
+        st.caption(f"{title} is computing in the background (progress above); this tab fills in when it is done.")
+
+
 @st.fragment(run_every=1.0)
 def _job_progress(jobs: dict[str, Job]) -> None:
     """Redraws only the progress bars each second; the whole page reruns once a job is done."""
