@@ -20,7 +20,6 @@ needs many responses generated and scored, which a CPU session cannot afford.
 from __future__ import annotations
 
 import hashlib
-import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -33,6 +32,7 @@ from explorer.generation.npov import NUM_VIRTUAL_TOKENS, NpovGenerator
 from explorer.models.language_model import LanguageModel, ModelNotFoundError, load_language_model
 from explorer.training import TrainingInputError, TrainingRequest
 from explorer.training.data import save_peft
+from explorer.training.soft_prompt import optimize_soft_prompt
 
 INIT_TEXT = " the of and to a"
 
@@ -128,10 +128,6 @@ def train(
     dev = [sequence(language_model, e) for e in dev_set]
     peft_model = new_generator_prompt(language_model)
     weight = peft_model.prompt_encoder["default"].embedding.weight
-    optimizer = torch.optim.AdamW([weight], lr=settings.learning_rate, weight_decay=0.0)
-    rng = random.Random(settings.seed)
-    order: list[int] = []
-    losses: list[tuple[int, float]] = []
     dev_losses: list[tuple[int, float | None]] = []
     best: tuple[float, int, Any] | None = None
 
@@ -143,26 +139,11 @@ def train(
         if loss is not None and (best is None or loss <= best[0]):
             best = (loss, step, weight.detach().clone())
 
-    evaluate(0)
-    for step in range(1, settings.steps + 1):
-        peft_model.train()
-        optimizer.zero_grad()
-        total = 0.0
-        for _ in range(settings.batch_size):
-            if not order:
-                order = list(range(len(encoded)))
-                rng.shuffle(order)
-            ids, labels = encoded[order.pop()]
-            loss = peft_model(input_ids=ids, labels=labels).loss
-            (loss / settings.batch_size).backward()
-            total += loss.item()
-        optimizer.step()
-        losses.append((step, total / settings.batch_size))
-        log(
-            f"step {step}/{settings.steps}: loss {total / settings.batch_size:.4f} ({time.monotonic() - started:.0f} s)"
-        )
-        if step % settings.eval_every == 0 or step == settings.steps:
-            evaluate(step)
+    def loss_of(item: tuple[Any, Any]):
+        ids, labels = item
+        return peft_model(input_ids=ids, labels=labels).loss
+
+    losses = optimize_soft_prompt(peft_model, encoded, loss_of, settings, evaluate, log, started)
     kept_step = settings.steps
     if dev_is_held_out and best is not None:
         _, kept_step, kept = best

@@ -105,6 +105,46 @@ def _dev_auc(peft_model, language_model, dev: Sequence[tuple[torch.Tensor, int]]
     return roc_auc([bool(label) for _, label in dev], scores)
 
 
+def optimize_soft_prompt(
+    peft_model,
+    items: Sequence[Any],
+    loss_of: Callable[[Any], torch.Tensor],
+    settings: Any,
+    evaluate: Callable[[int], None],
+    log: Callable[[str], None],
+    started: float,
+) -> list[tuple[int, float]]:
+    """AdamW on the soft prompt's embedding alone, `settings.steps` steps of `settings.batch_size`
+    items drawn from a shuffle seeded with `settings.seed` (reshuffled when used up), each item's
+    gradient averaged in (no padding); `evaluate(step)` before the first step, every
+    `settings.eval_every` steps and after the last. Returns each step's mean training loss."""
+    weight = peft_model.prompt_encoder["default"].embedding.weight
+    optimizer = torch.optim.AdamW([weight], lr=settings.learning_rate, weight_decay=0.0)
+    order: list[int] = []
+    rng = random.Random(settings.seed)
+    losses: list[tuple[int, float]] = []
+    evaluate(0)
+    for step in range(1, settings.steps + 1):
+        peft_model.train()
+        optimizer.zero_grad()
+        total = 0.0
+        for _ in range(settings.batch_size):
+            if not order:
+                order = list(range(len(items)))
+                rng.shuffle(order)
+            loss = loss_of(items[order.pop()])
+            (loss / settings.batch_size).backward()
+            total += loss.item()
+        optimizer.step()
+        losses.append((step, total / settings.batch_size))
+        log(
+            f"step {step}/{settings.steps}: loss {total / settings.batch_size:.4f} ({time.monotonic() - started:.0f} s)"
+        )
+        if step % settings.eval_every == 0 or step == settings.steps:
+            evaluate(step)
+    return losses
+
+
 def train(
     language_model: LanguageModel,
     task: str,
@@ -121,40 +161,19 @@ def train(
     torch.manual_seed(settings.seed)
     peft_model = new_soft_prompt(language_model)
     label_ids = label_token_ids(language_model.tokenizer)
-    weight = peft_model.prompt_encoder["default"].embedding.weight
-    optimizer = torch.optim.AdamW([weight], lr=settings.learning_rate, weight_decay=0.0)
     encoded = [(input_ids(language_model, e, task), target(e, task)) for e in train_set]
     dev = [(input_ids(language_model, e, task), target(e, task)) for e in dev_set]
-    order: list[int] = []
-    rng = random.Random(settings.seed)
-    losses: list[tuple[int, float]] = []
     checkpoints = BestOnDev(peft_model, len(dev), log)
+
+    def loss_of(item: tuple[Any, int]) -> torch.Tensor:
+        ids, label = item
+        logits = label_logits(peft_model, ids, label_ids)
+        return torch.nn.functional.cross_entropy(logits[None], torch.tensor([label], device=logits.device))
 
     def evaluate(step: int) -> None:
         checkpoints.record(step, _dev_auc(peft_model, language_model, dev, label_ids))
 
-    evaluate(0)
-    for step in range(1, settings.steps + 1):
-        peft_model.train()
-        optimizer.zero_grad()
-        total = 0.0
-        for _ in range(settings.batch_size):
-            if not order:
-                order = list(range(len(encoded)))
-                rng.shuffle(order)
-            ids, label = encoded[order.pop()]
-            logits = label_logits(peft_model, ids, label_ids)
-            loss = torch.nn.functional.cross_entropy(logits[None], torch.tensor([label], device=logits.device))
-            (loss / settings.batch_size).backward()
-            total += loss.item()
-        optimizer.step()
-        losses.append((step, total / settings.batch_size))
-        log(
-            f"step {step}/{settings.steps}: loss {total / settings.batch_size:.4f} ({time.monotonic() - started:.0f} s)"
-        )
-        if step % settings.eval_every == 0 or step == settings.steps:
-            evaluate(step)
-
+    losses = optimize_soft_prompt(peft_model, encoded, loss_of, settings, evaluate, log, started)
     kept_step = checkpoints.keep_best(settings.steps) if dev_is_held_out else settings.steps
     peft_model.eval()
     record = training_record(
