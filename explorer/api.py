@@ -71,7 +71,7 @@ class Inspection:
 
     @property
     def scores(self) -> pd.DataFrame:
-        """Detector x error type: the score, its threshold and verdict (calibrated on the sample dev split)."""
+        """Detector x error type: the score, its threshold and verdict (calibrated on each detector's dev set)."""
         rows = []
         for name, result in self.results.items():
             row: dict[str, Any] = {"detector": name}

@@ -24,7 +24,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -155,6 +155,10 @@ class Calibrations:
     def data_of(self, name: str) -> str:
         """What detector `name`'s calibration was fitted on."""
         return self.fitted_on.get(name, self.data)
+
+    def data_of_all(self, names: Iterable[str]) -> list[str]:
+        """What the calibrations of the detectors `names` were fitted on, each data set once."""
+        return sorted({self.data_of(name) for name in names if name in self.detectors})
 
     def get(self, result: DetectorResult, error_type: str) -> Calibration | None:
         """The calibration for `result`'s detector and error type, if fitted on the same code, weights and settings."""

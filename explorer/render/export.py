@@ -229,8 +229,7 @@ def example_fragment(
             "</div></div>",
             _sentence_map_html(example, result),
         ]
-    calibrations = shipped()
-    fitted_on = sorted({calibrations.data_of(name) for name in results if name in calibrations.detectors})
+    fitted_on = shipped().data_of_all(results)
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts.append(
         f'<p class="meta">Made with the RAG Error Explorer on {generated}. Scores in [0, 1]: higher means more '

@@ -12,7 +12,15 @@ from collections.abc import Mapping
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
 from explorer.detectors.base import DetectorResult
-from explorer.evaluation.calibration import LIKELY, LIKELY_FROM, UNCLEAR, UNLIKELY, UNLIKELY_BELOW, Calibration
+from explorer.evaluation.calibration import (
+    LIKELY,
+    LIKELY_FROM,
+    UNCLEAR,
+    UNLIKELY,
+    UNLIKELY_BELOW,
+    Calibration,
+    shipped,
+)
 from explorer.evaluation.verdict import Verdict
 from explorer.render.highlights import score_color
 
@@ -153,7 +161,8 @@ def scores_html(
     legend = (
         '<div style="font-size:0.8em;opacity:0.75;margin-top:0.2em">Bar: the error score (0 to 1); '
         '<span style="display:inline-block;width:2px;height:0.9em;background:#111;vertical-align:middle"></span> '
-        "the detector's threshold (P(error) = 0.5 on the sample dev split); shaded: unclear "
+        "the detector's threshold (P(error) = 0.5 on its calibration data: "
+        f"{html.escape('; '.join(shipped().data_of_all(results)) or 'none')}); shaded: unclear "
         f"(P(error) between {UNLIKELY_BELOW:.1f} and {LIKELY_FROM:.1f}). Hover a cell for its numbers.</div>"
     )
     return (
