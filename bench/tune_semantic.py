@@ -30,30 +30,12 @@ from sklearn.metrics import roc_auc_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from explorer.data.labels import overlaps  # noqa: E402
 from explorer.data.samples import load_samples  # noqa: E402
 from explorer.detectors.ops.alignment import Settings
 from explorer.detectors.ops.assessment import assess
 from explorer.detectors.semantic import POOLS, SemanticDetector, errors  # noqa: E402
-
-GRID = np.round(np.arange(0.30, 0.95, 0.01), 2)
-
-
-def overlaps(span: tuple[int, int], spans) -> bool:
-    return any(start < span[1] and span[0] < end for start, end in spans)
-
-
-def youden(positives: list[float], negatives: list[float], below: bool) -> tuple[float, float]:
-    """Best cut on GRID for "positive when score < cut" (below) or ">= cut"; returns (cut, J)."""
-    positives, negatives = np.array(positives), np.array(negatives)
-    best = (float(GRID[0]), -1.0)
-    for cut in GRID:
-        if below:
-            j = np.mean(positives < cut) - np.mean(negatives < cut)
-        else:
-            j = np.mean(positives >= cut) - np.mean(negatives >= cut)
-        if j > best[1] + 1e-12:
-            best = (float(cut), float(j))
-    return best
+from explorer.evaluation.claim_level import ClaimPoints, best_cut  # noqa: E402
 
 
 def scores(assessment, example, claim_pool: str, argument_pool: str) -> tuple[float, float]:
@@ -78,43 +60,22 @@ def main(argv=None) -> int:
     print(f"{len(examples)} train examples; {detector.model_identity()}; aligned with match {detector.settings.match}")
 
     # 1. match threshold
-    hallucinated, other_claims, dropped, other_arguments = [], [], [], []
+    found = ClaimPoints()
     for example, alignment in aligned:
-        if example.labels.ambiguous:
-            continue
-        framing = assess(alignment, Settings(parts=False, exclusive=False)).framing
-        for claim in alignment.claims:
-            if framing[claim.index]:
-                continue
-            is_hallucinated = overlaps(claim.span, example.labels.hallucinated_spans)
-            (hallucinated if is_hallucinated else other_claims).append(float(alignment.raw_support[claim.index]))
-        uncovered = {(u.perspective, u.argument) for u in example.labels.uncovered if u.spans is None}
-        checked = np.flatnonzero(~framing)
-        for row, key in enumerate(alignment.arguments):
-            best = float(alignment.similarity[row, checked].max()) if len(checked) else 0.0
-            (dropped if key in uncovered else other_arguments).append(best)
-    claim_cut, claim_j = youden(hallucinated, other_claims, below=True)
-    argument_cut, argument_j = youden(dropped, other_arguments, below=True)
+        if not example.labels.ambiguous:
+            found.add(example, alignment)
+    claim_cut, claim_j = best_cut(found.hallucinated, found.other_claims, below=True)
+    argument_cut, argument_j = best_cut(found.dropped, found.other_arguments, below=True)
     print(
-        f"1. claims: {len(hallucinated)} hallucinated vs {len(other_claims)} other; "
+        f"1. claims: {len(found.hallucinated)} hallucinated vs {len(found.other_claims)} other; "
         f"alone best {claim_cut:.2f} (J {claim_j:.2f})"
     )
     print(
-        f"   arguments: {len(dropped)} dropped vs {len(other_arguments)} other; "
+        f"   arguments: {len(found.dropped)} dropped vs {len(found.other_arguments)} other; "
         f"alone best {argument_cut:.2f} (J {argument_j:.2f})"
     )
-    mean_j = [
-        (
-            np.mean(np.array(hallucinated) < c)
-            - np.mean(np.array(other_claims) < c)
-            + np.mean(np.array(dropped) < c)
-            - np.mean(np.array(other_arguments) < c)
-        )
-        / 2
-        for c in GRID
-    ]
-    match = float(GRID[int(np.argmax(mean_j))])
-    print(f"   match threshold: {match:.2f} (mean J {max(mean_j):.2f})")
+    match, mean_j = found.best_cut()
+    print(f"   match threshold: {match:.2f} (mean J {mean_j:.2f})")
 
     # 2. reading rules and pools
     gold_h = [int(e.labels.hallucination) for e, _ in aligned]
@@ -156,7 +117,7 @@ def main(argv=None) -> int:
                     alignment.claims[j].span, example.labels.hallucinated_spans
                 )
                 (repeated if is_repeat else other).append(max(earlier))
-    repetition, j = youden(repeated, other, below=False)
+    repetition, j = best_cut(repeated, other, below=False)
     print(f"3. repetition: {len(repeated)} restating claims {np.round(sorted(repeated), 2).tolist()}")
     print(f"   vs {len(other)} others, top: {np.round(sorted(other)[-8:], 2).tolist()}")
     print(f"   repetition threshold: {repetition:.2f} (J {j:.2f})")

@@ -29,6 +29,7 @@ from explorer.detectors.ops import word_links
 from explorer.detectors.semantic import assessment_of
 from explorer.evaluation import verdict
 from explorer.evaluation.calibration import shipped
+from explorer.evaluation.claim_level import aligned_by, claim_view_assessment, claim_view_choice
 from explorer.evaluation.report import method_title
 from explorer.render import claims, highlights
 from explorer.render.verdict import highlight_marks, scores_html, verdict_html
@@ -151,16 +152,22 @@ def _sentence_map_html(example: Example, result: DetectorResult) -> str:
     )
 
 
-def _claims_section(example: Example, result: DetectorResult | None, others: Mapping[str, DetectorResult]) -> list[str]:
-    if result is None or "alignment" not in result.details:
-        return []
-    assessment = assessment_of(result, example)
+def _claims_section(example: Example, results: Mapping[str, DetectorResult]) -> list[str]:
+    """The claim view as on Inspect, when a result keeps its alignment; else a shown detector's
+    alignment read with the settings it was scored with."""
+    assessment = claim_view_assessment(example, results)
+    source = claim_view_choice().detector
+    if assessment is None:
+        aligned = [r for r in results.values() if "alignment" in r.details]
+        if not aligned:
+            return []
+        assessment, source = assessment_of(aligned[0], example), aligned_by(aligned[0])
     agreement = {
         method_title(name): mean_word_scores(
             assessment.alignment.claims, [(w.start, w.end, w.score) for w in other.response_words]
         )
-        for name, other in others.items()
-        if name != result.detector
+        for name, other in results.items()
+        if aligned_by(other) != source
     }
     return [
         "<h2>Claims</h2>",
@@ -209,9 +216,7 @@ def example_fragment(
         parts += ["<h2>Scores</h2>", scores_html(results, verdict.thresholds(results), titles)]
     else:
         parts.append("<p>No detector results.</p>")
-    # The claims come from an alignment: the verdict detector's when it keeps one, else a shown detector's.
-    aligned = [r for r in (judge, *results.values()) if r is not None and "alignment" in r.details]
-    parts += _claims_section(example, aligned[0] if aligned else None, results)
+    parts += _claims_section(example, results)
     marks = highlight_marks(found)
     for method, result in results.items():
         response_meaning, argument_meaning = _word_meanings(method)

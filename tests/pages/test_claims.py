@@ -49,7 +49,11 @@ def test_a_perspective_confusion_sample_is_flagged_with_its_evidence(app):
     assert not app.exception
     body = html_bodies(app)
     assert "perspective confusion</span>: <b>C6</b> voices the pro argument <b>pro 2</b>" in body
-    assert "inside the con part" in body and "coverage error</span>: <b>pro 2</b>" in body
+    assert "inside the con part" in body
+    # The caption names the encoder and threshold the claim view reads with, and where they were chosen.
+    captions = " ".join(c.value for c in app.caption)
+    assert "Semantic alignment (tuned matcher)" in captions and "\u2265 0.63" in captions
+    assert "perspectrum.jsonl, dev split" in captions
 
 
 def test_pasted_html_is_escaped_in_claims_matrix_and_trust(app):
