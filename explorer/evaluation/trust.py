@@ -13,7 +13,10 @@ alignment) even when the answer is not grounded in the knowledge it was given. P
   so only what the response adds beyond the question counts as grounding;
 - trust trap: the response repeats the query (query recall at or above a threshold) while
   its novel content is poorly grounded (K-F1++ below a threshold). Both thresholds are
-  chosen on the sample data's train split (`bench/tune_trust.py`) and shown with the flag.
+  chosen on answers written outside the team, the Perspectrum dev build (`bench/tune_trust.py`),
+  and shown with the flag: query recall the median answer's, K-F1++ below 95% of the faithful
+  answers'. (Chosen on the sample's own answers, K-F1++ 0.64 flagged half of the faithful
+  human paraphrases there, as often as the hallucinations.)
 
 Unigrams are the project's content words (`explorer.text.words`: stop words dropped, Porter stems),
 with clipped counts as in ROUGE-1, so these numbers use the same words as every highlight.
@@ -24,8 +27,9 @@ query's words are removed has K-F1++ = 0 (it adds nothing grounded).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -33,9 +37,9 @@ import pandas as pd
 from explorer.data.example import Example
 from explorer.text.words import DEFAULT_SEGMENTER, Segmenter
 
-# Chosen on the sample data's train split by bench/tune_trust.py; see that script's output.
+# Chosen on the Perspectrum dev build by bench/tune_trust.py; see that script's output.
 QUERY_RECALL_THRESHOLD = 0.83
-KF1_PLUS_THRESHOLD = 0.64
+KF1_PLUS_THRESHOLD = 0.04
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,18 @@ def unigram_overlap(candidate: Counter, reference: Counter) -> Overlap:
 class TrustThresholds:
     query_recall: float = QUERY_RECALL_THRESHOLD
     kf1_plus: float = KF1_PLUS_THRESHOLD
+
+
+def choose_thresholds(examples: Sequence[Example], false_alarms: float = 0.05) -> TrustThresholds:
+    """The thresholds `bench/tune_trust.py` ships, from labelled answers written outside the team:
+    query recall the median answer's; K-F1++ the `false_alarms` quantile of the error-free
+    answers'. Each rounded down to two decimals."""
+    frame = trust_frame(examples)
+    faithful = [e.id for e in examples if e.labels.hallucination is False and e.labels.coverage_error is False]
+    return TrustThresholds(
+        query_recall=math.floor(frame["query recall"].median() * 100) / 100,
+        kf1_plus=math.floor(frame.loc[faithful, "K-F1++"].quantile(false_alarms) * 100) / 100,
+    )
 
 
 @dataclass(frozen=True)

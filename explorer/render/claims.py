@@ -332,6 +332,7 @@ def trust_html(metrics: TrustMetrics) -> str:
         f'<div style="font-size:0.82em;opacity:0.75;margin-top:0.3em">Trust trap: query recall \u2265 '
         f"{thresholds.query_recall:.2f} (repeats the question) and K-F1++ &lt; {thresholds.kf1_plus:.2f} "
         f"(poorly grounded); here {query.recall:.2f} {aligned} {thresholds.query_recall:.2f} and "
-        f"{metrics.knowledge_f1_plus:.2f} {html.escape(grounded)} {thresholds.kf1_plus:.2f}. Thresholds from the "
-        "sample data's train split; words are content-word stems, so a faithful paraphrase also scores low.</div>"
+        f"{metrics.knowledge_f1_plus:.2f} {html.escape(grounded)} {thresholds.kf1_plus:.2f}. Thresholds from "
+        "faithful answers written outside the team (Perspectrum dev: 2.7% of them are flagged, 6.1% of the "
+        "hallucinations); words are content-word stems, so a faithful paraphrase also scores low.</div>"
     )

@@ -4,7 +4,9 @@ from collections import Counter
 
 import pytest
 
-from explorer.evaluation.trust import TrustThresholds, trust_frame, trust_metrics, unigram_overlap
+from explorer.data import perspectrum
+from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+from explorer.evaluation.trust import TrustThresholds, choose_thresholds, trust_frame, trust_metrics, unigram_overlap
 from tests.helpers import make_example
 
 # Content-word stems (stop words dropped, Porter stems):
@@ -69,3 +71,18 @@ def test_trust_frame_has_one_row_per_example_id():
     assert list(frame.columns) == ["query precision", "query recall", "query F1", "K-F1", "K-F1++", "trust trap"]
     assert frame.loc["ex", "K-F1"] == pytest.approx(2 / 3)
     assert frame["trust trap"].dtype == bool
+
+
+def test_the_shipped_thresholds_are_those_chosen_on_the_perspectrum_dev_build():
+    """Chosen on answers written outside the team (bench/tune_trust.py), not on the sample's own."""
+    try:
+        folder = shared_data_dir("perspectrum") / "perspectrum"
+    except SharedDataNotFoundError as error:
+        pytest.skip(str(error))
+    dev = [e for e in perspectrum.build(folder=folder) if e.split == "dev"]
+    assert choose_thresholds(dev) == TrustThresholds()
+    # At those thresholds few faithful answers are flagged, fewer than hallucinations.
+    flagged = trust_frame(dev)["trust trap"]
+    faithful = [e.id for e in dev if not e.labels.hallucination and not e.labels.coverage_error]
+    hallucinated = [e.id for e in dev if e.labels.hallucination]
+    assert flagged[faithful].mean() <= 0.05 < flagged[hallucinated].mean()
