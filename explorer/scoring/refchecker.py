@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.data.example import Example, Perspective
+from explorer.detectors.ops.alignment import DEFAULT_SETTINGS, Settings
 from explorer.detectors.ops.assessment import AGGREGATION_RULES, aggregate
 from explorer.detectors.ops.claim_check import REFCHECKER_LABELS, CheckedClaim, check_claims
 from explorer.text.claims import split_sentences
@@ -117,8 +118,11 @@ class ClaimReport:
         return cls(example, record["granularity"], claims, tuple(checks), record.get("extractor"), record["checker"])
 
 
-def claim_report(example: Example, granularity: str, encoder, extractor=None) -> ClaimReport:
-    """Extract `example`'s claims (triplets need `extractor`, a `TripletExtractor`) and check them."""
+def claim_report(
+    example: Example, granularity: str, encoder, extractor=None, settings: Settings = DEFAULT_SETTINGS
+) -> ClaimReport:
+    """Extract `example`'s claims (triplets need `extractor`, a `TripletExtractor`) and check them
+    (a claim matches an argument unit at cosine >= `settings.match`)."""
     if granularity == "triplet":
         if extractor is None:
             raise ValueError("triplet claims need a triplet extractor")
@@ -131,14 +135,14 @@ def claim_report(example: Example, granularity: str, encoder, extractor=None) ->
         located = [(s.text, s.sentence) for s in sentences]
     else:
         raise ValueError(f"unknown granularity {granularity!r}; choose one of {', '.join(GRANULARITIES)}")
-    checks = tuple(check_claims(example, located, encoder))
+    checks = tuple(check_claims(example, located, encoder, settings))
     return ClaimReport(
         example,
         granularity,
         claims,
         checks,
         extractor.identity if granularity == "triplet" else None,
-        f"{encoder.identity()} cosine + rules",
+        f"{encoder.identity()} cosine \u2265 {settings.match:.2f} + rules",
     )
 
 

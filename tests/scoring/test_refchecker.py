@@ -3,9 +3,11 @@ import json
 import pytest
 
 from explorer.cli import main
+from explorer.detectors.ops.alignment import DEFAULT_SETTINGS
 from explorer.detectors.ops.assessment import CONTRADICTED, SUPPORTED, UNSUPPORTED
 from explorer.detectors.ops.claim_check import CheckedClaim
-from explorer.models.encoder import shared_encoder
+from explorer.evaluation.claim_level import claim_view_choice
+from explorer.models.encoder import default_model_path, shared_encoder
 from explorer.scoring.refchecker import ClaimReport, claim_report, dumps_reports, read_reports
 from tests.helpers import jsonl, make_example
 
@@ -104,3 +106,25 @@ def test_claims_command_writes_refchecker_json(tmp_path, capsys):
     assert written.granularity == "sentence" and len(written.checks) == 3
     assert json.loads(out.read_text(encoding="utf-8"))[0]["aggregator"] == "major"
     assert "1 Contradiction, 1 Entailment, 1 Neutral" in capsys.readouterr().err
+    # By default claims are checked as the Inspect claim view reads them: the encoder and
+    # threshold chosen on Perspectrum dev; a given encoder is read at the default threshold.
+    choice = claim_view_choice()
+    assert "matcher LoRA" in written.checker and f"\u2265 {choice.match:.2f}" in written.checker
+    assert (
+        main(
+            [
+                "claims",
+                str(source),
+                "--granularity",
+                "sentence",
+                "--encoder",
+                str(default_model_path()),
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    [plain] = read_reports(out)
+    assert "matcher" not in plain.checker and f"\u2265 {DEFAULT_SETTINGS.match:.2f}" in plain.checker
