@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import detectors
 from explorer.data.jsonl import parse_jsonl
+from explorer.evaluation.claim_level import claim_view_choice
 from explorer.ui import state
 from explorer.ui.text import literal
 from tests.bad_inputs.corpus import CASES
@@ -152,7 +153,6 @@ def test_an_example_a_detector_refuses_shows_its_reason_beside_the_others(inspec
     refusal = BY_NAME["punctuation-run"].refused_by[detectors.VERDICT_DETECTOR]
     title = detectors.spec(detectors.VERDICT_DETECTOR).title
     assert any(w.value.startswith(f"{title}: {refusal}") for w in inspect_page.warning)
-    assert any(
-        w.value.startswith("The claim view needs the semantic alignment, which failed") for w in inspect_page.warning
-    )
+    claim_view = detectors.spec(claim_view_choice().detector).title
+    assert any(w.value.startswith(f"The claim view needs the {claim_view}, which failed") for w in inspect_page.warning)
     assert scored_detectors(inspect_page) == ["rouge"]
