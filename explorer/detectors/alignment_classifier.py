@@ -13,9 +13,7 @@ user trained (`explorer train --method alignment_classifier`) for the same encod
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +23,7 @@ from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.ops.alignment import Alignment, TooLongError, align, encode_ahead
+from explorer.detectors.ops.logistic_head import LogisticHead
 from explorer.models.encoder import SentenceEncoder, shared_encoder
 from explorer.models.trained import TrainedNotFoundError, find_trained
 from explorer.text.words import DEFAULT_SEGMENTER
@@ -67,14 +66,7 @@ class AlignmentClassifierDetector(Detector):
 
 
 METHOD = "alignment_classifier"
-
-
 SHIPPED_MODELS = shipped_weights(METHOD)
-
-
-MODEL_FILE = "model.json"
-
-
 FEATURES = {
     "hallucination": (
         "best argument similarity",
@@ -134,42 +126,13 @@ def features(example: Example, alignment: Alignment, task: str) -> np.ndarray:
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES[task]))
 
 
-@dataclass(frozen=True)
-class UnitModel:
-    """A fitted logistic regression on standardized features: P(error) of each unit."""
-
-    task: str
-    features: tuple[str, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    weights: tuple[float, ...]
-    intercept: float
-
-    def p_error(self, rows: np.ndarray) -> np.ndarray:
-        logits = ((rows - np.asarray(self.mean)) / np.asarray(self.scale)) @ np.asarray(self.weights) + self.intercept
-        return 1.0 / (1.0 + np.exp(-logits))
-
-    @classmethod
-    def from_pipeline(cls, task: str, pipeline) -> UnitModel:
-        scaler, regression = pipeline[0], pipeline[-1]
-        return cls(
-            task=task,
-            features=FEATURES[task],
-            mean=tuple(float(v) for v in scaler.mean_),
-            scale=tuple(float(v) for v in scaler.scale_),
-            weights=tuple(float(v) for v in regression.coef_[0]),
-            intercept=float(regression.intercept_[0]),
-        )
-
-
 def find_model(encoder_identity: str, task: str) -> Path:
-    """The model for this encoder and task (`training_find_trained`)."""
+    """The model for this encoder and task (`explorer.models.trained.find_trained`)."""
     return find_trained(METHOD, encoder_identity, task, SHIPPED_MODELS)
 
 
-def load(directory: Path) -> UnitModel:
-    data = json.loads((Path(directory) / MODEL_FILE).read_text(encoding="utf-8"))
-    model = UnitModel(**{key: tuple(value) if isinstance(value, list) else value for key, value in data.items()})
+def load(directory: Path) -> LogisticHead:
+    model = LogisticHead.load(directory)
     if model.features != FEATURES[model.task]:
         raise ValueError(f"{directory} was trained on other features ({', '.join(model.features)}); retrain it")
     return model

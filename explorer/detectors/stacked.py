@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -34,9 +33,9 @@ from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
+from explorer.detectors.ops.logistic_head import LogisticHead
 
 METHOD = "stacked"
-MODEL_FILE = "model.json"
 SHIPPED = shipped_weights(METHOD)
 COMPONENTS = ("rouge", "semantic", "semantic_tuned")
 FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
@@ -61,41 +60,17 @@ def feature_row(results: Mapping[str, DetectorResult], perspective: str | None =
     return np.asarray(row, dtype=np.float64)
 
 
-@dataclass(frozen=True)
-class StackedModel:
-    """A fitted logistic regression on standardized features (a subset of `FEATURES`, by name)."""
-
-    task: str
-    features: tuple[str, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    weights: tuple[float, ...]
-    intercept: float
-
-    def p_error(self, row: np.ndarray) -> float:
-        """P(error) of one row of all `FEATURES`."""
-        chosen = row[[FEATURES.index(name) for name in self.features]]
-        logit = float(((chosen - np.asarray(self.mean)) / np.asarray(self.scale)) @ np.asarray(self.weights))
-        return 1.0 / (1.0 + np.exp(-(logit + self.intercept)))
-
-    def to_dict(self) -> dict:
-        return {
-            "task": self.task,
-            "features": list(self.features),
-            "mean": list(self.mean),
-            "scale": list(self.scale),
-            "weights": list(self.weights),
-            "intercept": self.intercept,
-        }
+def p_error(head: LogisticHead, row: np.ndarray) -> float:
+    """P(error) of one row of all `FEATURES` (the head reads its own, by name)."""
+    return float(head.p_error(row[[FEATURES.index(name) for name in head.features]]))
 
 
-def load(directory: Path) -> StackedModel:
-    data = json.loads((Path(directory) / MODEL_FILE).read_text(encoding="utf-8"))
-    model = StackedModel(**{key: tuple(value) if isinstance(value, list) else value for key, value in data.items()})
-    unknown = [name for name in model.features if name not in FEATURES]
+def load(directory: Path) -> LogisticHead:
+    head = LogisticHead.load(directory)
+    unknown = [name for name in head.features if name not in FEATURES]
     if unknown:
         raise ValueError(f"{directory} was trained on features this version does not compute ({', '.join(unknown)})")
-    return model
+    return head
 
 
 def components_identity(components: Mapping[str, Detector]) -> str:
@@ -118,7 +93,7 @@ class StackedDetector(Detector):
     version = "1"
 
     def __init__(
-        self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, StackedModel] | None = None
+        self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None
     ):
         from explorer.models.trained import TrainedNotFoundError, find_trained
 
@@ -159,9 +134,9 @@ class StackedDetector(Detector):
         coverage = self.models["coverage"]
         return DetectorResult(
             detector=self.name,
-            hallucination=self.models["hallucination"].p_error(row),
-            coverage=coverage.p_error(row),
-            per_perspective={p.name: coverage.p_error(feature_row(results, p.name)) for p in example.perspectives},
+            hallucination=p_error(self.models["hallucination"], row),
+            coverage=p_error(coverage, row),
+            per_perspective={p.name: p_error(coverage, feature_row(results, p.name)) for p in example.perspectives},
             response_words=results[RESPONSE_WORDS].response_words,
             argument_words=results[ARGUMENT_WORDS].argument_words,
             info=self.info(),

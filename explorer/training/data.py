@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.data.example import Example
-from explorer.data.labels import has_error, is_error_free
+from explorer.data.labels import ERROR_TYPES, has_error, is_error_free
 from explorer.models.trained import TRAINING_FILE
 
 SYNTHETIC_KINDS = ("synthetic", "synthetic_paraphrased")
@@ -41,10 +41,12 @@ def target(example: Example, task: str) -> int:
 
 
 def data_digest(examples: Sequence[Example], task: str) -> str:
-    """sha256 of what a classifier learns from: each example's content and target, in order."""
+    """sha256 of what a model learns from, in order: each example's content and, for a classifier
+    of an error type, its target (the generator learns the response, which the content holds)."""
     digest = hashlib.sha256()
     for example in examples:
-        digest.update(f"{example.content_hash()} {target(example, task)}\n".encode())
+        learned = f"{example.content_hash()} {target(example, task)}" if task in ERROR_TYPES else example.content_hash()
+        digest.update(f"{learned}\n".encode())
     return digest.hexdigest()
 
 
@@ -55,24 +57,25 @@ def training_record(
     dev_set: Sequence[Example],
     *,
     dev_is_held_out: bool,
-    dev_roc_auc: Sequence,
     started: float,
+    dev_roc_auc: Sequence | None = None,
     **specific: Any,
 ) -> dict[str, Any]:
-    """The `training.json` fields every learned classifier records, then its own (`specific`):
-    what it fits, on what data (sha256 of `data_digest`), the dev ROC AUC as training went,
+    """The `training.json` fields every trained model records, then its own (`specific`): what it
+    fits, on what data (`data_digest`), the dev ROC AUC as training went (a model chosen on
+    another dev figure, such as the generator's dev loss, records that in `specific` instead),
     and the seconds since `started` (a `time.monotonic()` value)."""
-    return {
+    record = {
         "task": task,
         "model": model,
         "train_examples": len(train_set),
         "train_data_sha256": data_digest(train_set, task),
         "dev_examples": len(dev_set),
         "dev_is_held_out": dev_is_held_out,
-        "dev_roc_auc": list(dev_roc_auc),
-        **specific,
-        "seconds": round(time.monotonic() - started, 1),
     }
+    if dev_roc_auc is not None:
+        record["dev_roc_auc"] = list(dev_roc_auc)
+    return {**record, **specific, "seconds": round(time.monotonic() - started, 1)}
 
 
 def torch_training(settings: Any, losses: Sequence[tuple[int, float]], kept_step: int) -> dict[str, Any]:

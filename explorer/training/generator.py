@@ -19,10 +19,9 @@ needs many responses generated and scored, which a CPU session cannot afford.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from explorer.data.labels import is_error_free
 from explorer.generation.npov import NUM_VIRTUAL_TOKENS, NpovGenerator
 from explorer.models.language_model import LanguageModel, ModelNotFoundError, load_language_model
 from explorer.training import TrainingInputError, TrainingRequest
-from explorer.training.data import save_peft
+from explorer.training.data import save_peft, torch_training, training_record
 from explorer.training.soft_prompt import optimize_soft_prompt
 
 INIT_TEXT = " the of and to a"
@@ -150,24 +149,18 @@ def train(
         with torch.no_grad():
             weight.copy_(kept)
     peft_model.eval()
-    digest = hashlib.sha256("".join(f"{e.content_hash()}\n" for e in train_set).encode()).hexdigest()
-    record = {
-        "task": "generator",
-        "model": language_model.identity,
-        "train_examples": len(train_set),
-        "train_data_sha256": digest,
-        "dev_examples": len(dev_set),
-        "dev_is_held_out": dev_is_held_out,
-        "dev_loss": dev_losses,
-        "loss": losses,
-        "kept_step": kept_step,
-        "num_virtual_tokens": NUM_VIRTUAL_TOKENS,
-        "init": f"embeddings of the tokens of {INIT_TEXT!r}",
-        "settings": asdict(settings),
-        "threads": torch.get_num_threads(),
-        "torch": torch.__version__,
-        "seconds": round(time.monotonic() - started, 1),
-    }
+    record = training_record(
+        "generator",
+        language_model.identity,
+        train_set,
+        dev_set,
+        dev_is_held_out=dev_is_held_out,
+        started=started,
+        dev_loss=dev_losses,
+        num_virtual_tokens=NUM_VIRTUAL_TOKENS,
+        init=f"embeddings of the tokens of {INIT_TEXT!r}",
+        **torch_training(settings, losses, kept_step),
+    )
     return peft_model, record
 
 

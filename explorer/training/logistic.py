@@ -19,17 +19,14 @@ and only a few weights are learned from the synthetic errors (§4.2), which that
 The example scores take the worst unit, as the other detectors do. Each feature is
 standardized and scikit-learn's `LogisticRegression` (class-balanced) is fitted for a few
 regularization strengths; the one with the best example-level dev ROC AUC is kept. The model
-is saved as JSON (means, scales, weights, intercept: a few hundred bytes, no pickle) and
-scored as the logistic function of the standardized features, which a test checks against
-scikit-learn's `predict_proba`.
+is a `LogisticHead` (`explorer.detectors.ops.logistic_head`): JSON of a few hundred bytes,
+scored as scikit-learn's `predict_proba`.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +34,9 @@ import numpy as np
 
 from explorer.data.example import Example
 from explorer.data.labels import overlaps
-from explorer.detectors.alignment_classifier import FEATURES, MODEL_FILE, UnitModel, features
+from explorer.detectors.alignment_classifier import FEATURES, features
 from explorer.detectors.ops.alignment import Alignment, TooLongError, align
+from explorer.detectors.ops.logistic_head import LogisticHead
 from explorer.evaluation.statistics import roc_auc
 from explorer.models.encoder import SentenceEncoder
 from explorer.training import TrainingInputError, TrainingRequest
@@ -56,10 +54,8 @@ def unit_targets(example: Example, alignment: Alignment, task: str) -> list[int]
     return [int(key in uncovered) for key in alignment.arguments]
 
 
-def save(model: UnitModel, record: Mapping[str, Any], out: Path) -> None:
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MODEL_FILE).write_text(json.dumps(asdict(model), indent=1) + "\n", encoding="utf-8")
+def save(model: LogisticHead, record: Mapping[str, Any], out: Path) -> None:
+    model.save(out)
     write_record(record, out)
 
 
@@ -71,12 +67,8 @@ def train(
     *,
     dev_is_held_out: bool = True,
     log: Callable[[str], None] = print,
-) -> tuple[UnitModel, dict[str, Any]]:
+) -> tuple[LogisticHead, dict[str, Any]]:
     """Fit the unit model for `task` for each strength in `REGULARIZATION` and keep the best on dev."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
     started = time.monotonic()
     rows, gold = [], []
     for example in train_set:
@@ -90,12 +82,9 @@ def train(
     dev_targets = [bool(target(example, task)) for example in dev_set]
     log(f"features of {len(train_set)} train and {len(dev_set)} dev examples ({time.monotonic() - started:.0f} s)")
 
-    fits: list[tuple[float, float | None, UnitModel]] = []
+    fits: list[tuple[float, float | None, LogisticHead]] = []
     for strength in REGULARIZATION:
-        pipeline = make_pipeline(
-            StandardScaler(), LogisticRegression(C=strength, class_weight="balanced", max_iter=1000)
-        ).fit(np.vstack(rows), gold)
-        model = UnitModel.from_pipeline(task, pipeline)
+        model = LogisticHead.fit(task, FEATURES[task], np.vstack(rows), gold, strength)
         auc = None
         if len(set(dev_targets)) == 2:
             auc = roc_auc(dev_targets, [float(model.p_error(r).max()) if len(r) else 0.0 for r in dev_rows])
@@ -141,5 +130,5 @@ class LogisticTrainer:
         except (FileNotFoundError, TooLongError) as error:
             raise TrainingInputError(str(error)) from error
 
-    def save(self, model: UnitModel, record: Mapping[str, Any], out: Path) -> None:
+    def save(self, model: LogisticHead, record: Mapping[str, Any], out: Path) -> None:
         save(model, record, out)

@@ -8,7 +8,7 @@ Training data (third-party, read where it lies: `explorer.data.shared`):
 - ArgKP train (Bar-Haim et al. 2020): every (argument, key point) pair labelled matching, with a
   hard negative: a key point of the same topic and stance labelled non-matching for that argument
   (else any other key point of the topic and stance);
-- with `--perspectrum`, Perspectrum train clusters (`explorer.data.perspectrum`, dev perspectives
+- with `--perspectrum`, Perspectrum train clusters (`explorer.data.perspectrum_claims`, dev perspectives
   excluded): two members of one cluster, with a member of another cluster of the same claim
   (same stance when there is one) as the hard negative.
 
@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.config import CHECKOUT
-from explorer.data import perspectrum
+from explorer.data import perspectrum_claims
 from explorer.data.shared import shared_data_dir
 
 SHIPPED = Path(__file__).resolve().parents[1] / "resources" / "matcher"
@@ -98,7 +98,7 @@ def perspectrum_triplets(seed: int = 0, folder: Path | None = None) -> list[Trip
     """(member, another member of its cluster, a member of another cluster of the claim), Perspectrum train."""
     rng = random.Random(seed)
     triplets = []
-    for claim in perspectrum.load_claims(("train",), folder):
+    for claim in perspectrum_claims.load_claims(("train",), folder):
         for cluster in claim.clusters:
             if len(cluster.members) < 2:
                 continue
@@ -167,7 +167,7 @@ def argkp_dev_map(encode, folder: Path | None = None) -> tuple[float, float]:
 def perspectrum_dev_retrieval(encode, folder: Path | None = None) -> float:
     """Accuracy@1: a cluster member's nearest other perspective of its claim is in its cluster."""
     hits = total = 0
-    for claim in perspectrum.load_claims(("dev",), folder):
+    for claim in perspectrum_claims.load_claims(("dev",), folder):
         members = [(i, text) for i, cluster in enumerate(claim.clusters) for _, text in cluster.members]
         if len(claim.clusters) < 2:
             continue

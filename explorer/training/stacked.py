@@ -18,8 +18,6 @@ other task) costs seconds; the first scores about 2,900 examples with two MiniLM
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -31,15 +29,15 @@ import numpy as np
 from explorer.data.example import Example
 from explorer.data.labels import has_error, is_error_free
 from explorer.detectors.base import Detector
+from explorer.detectors.ops.logistic_head import LogisticHead
 from explorer.detectors.stacked import (
     COMPONENTS,
     FEATURES,
-    MODEL_FILE,
     SHIPPED,
-    StackedModel,
     components_identity,
     create_components,
     feature_row,
+    p_error,
 )
 from explorer.evaluation.statistics import roc_auc
 from explorer.training import TrainingInputError, TrainingRequest
@@ -67,25 +65,9 @@ def feature_matrix(examples: Sequence[Example], components: Mapping[str, Detecto
     return np.vstack(rows) if rows else np.zeros((0, len(FEATURES)))
 
 
-def fit(task: str, features: Sequence[str], rows: np.ndarray, gold: Sequence[int], strength: float) -> StackedModel:
-    """scikit-learn's class-balanced logistic regression on the standardized `features` columns."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    columns = [FEATURES.index(name) for name in features]
-    pipeline = make_pipeline(
-        StandardScaler(), LogisticRegression(C=strength, class_weight="balanced", max_iter=1000)
-    ).fit(rows[:, columns], gold)
-    scaler, regression = pipeline[0], pipeline[-1]
-    return StackedModel(
-        task=task,
-        features=tuple(features),
-        mean=tuple(float(v) for v in scaler.mean_),
-        scale=tuple(float(v) for v in scaler.scale_),
-        weights=tuple(float(v) for v in regression.coef_[0]),
-        intercept=float(regression.intercept_[0]),
-    )
+def fit(task: str, features: Sequence[str], rows: np.ndarray, gold: Sequence[int], strength: float) -> LogisticHead:
+    """The head on the named `features` columns of rows of all `FEATURES`."""
+    return LogisticHead.fit(task, features, rows[:, [FEATURES.index(name) for name in features]], gold, strength)
 
 
 def train(
@@ -97,7 +79,7 @@ def train(
     dev_is_held_out: bool = True,
     cache=None,
     log: Callable[[str], None] = print,
-) -> tuple[StackedModel, dict[str, Any]]:
+) -> tuple[LogisticHead, dict[str, Any]]:
     """Fit `task` for each feature set and C; keep the best example-level dev ROC AUC on the dev
     examples that are error-free or have a `task` error (ties: the smaller feature set, then the
     stronger regularization). Trains on every example: the other error type's are negatives."""
@@ -125,7 +107,7 @@ def train(
     for set_name, features in feature_sets(task).items():
         for strength in REGULARIZATION:
             model = fit(task, features, rows, gold, strength)
-            auc = roc_auc(dev_gold, [model.p_error(row) for row in dev_rows]) if dev_scored else None
+            auc = roc_auc(dev_gold, [p_error(model, row) for row in dev_rows]) if dev_scored else None
             fits.append((set_name, strength, auc, model))
             log(f"{task}: {set_name} features, C={strength}: dev ROC AUC {'n/a' if auc is None else f'{auc:.3f}'}")
     if dev_is_held_out and dev_scored:
@@ -148,17 +130,10 @@ def train(
     return kept[3], record
 
 
-def model_text(model: StackedModel) -> str:
-    return json.dumps(model.to_dict(), indent=1) + "\n"
-
-
-def save(model: StackedModel, record: Mapping[str, Any], out: Path) -> None:
+def save(model: LogisticHead, record: Mapping[str, Any], out: Path) -> None:
     """Write `model.json` and `training.json` (with the model file's sha256) to folder `out`."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    text = model_text(model)
-    (out / MODEL_FILE).write_text(text, encoding="utf-8")
-    write_record({**record, "weights_sha256": hashlib.sha256(text.encode()).hexdigest()}, out)
+    digest = model.save(out)
+    write_record({**record, "weights_sha256": digest}, out)
 
 
 class StackedTrainer:
@@ -166,7 +141,7 @@ class StackedTrainer:
 
     no_step_options = "a logistic regression; its regularization and features are chosen on dev"
 
-    def train(self, request: TrainingRequest) -> tuple[StackedModel, dict[str, Any]]:
+    def train(self, request: TrainingRequest) -> tuple[LogisticHead, dict[str, Any]]:
         from explorer.detectors.base import DetectorError
         from explorer.scoring.cache import ResultCache
 
@@ -184,7 +159,7 @@ class StackedTrainer:
             log=request.log,
         )
 
-    def save(self, model: StackedModel, record: Mapping[str, Any], out: Path) -> None:
+    def save(self, model: LogisticHead, record: Mapping[str, Any], out: Path) -> None:
         save(model, record, out)
 
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from explorer import cli
-from explorer.data import perspectrum
+from explorer.data import perspectrum, perspectrum_claims
 from explorer.data.jsonl import parse_jsonl, write_jsonl
 from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
 
@@ -64,9 +64,9 @@ def fake_perspectrum(tmp_path):
         claims.append(_fake_claim(cid, text, clusters))
     folder = tmp_path / "perspectrum"
     folder.mkdir()
-    (folder / perspectrum.SPLIT_FILE).write_text(json.dumps(split))
-    (folder / perspectrum.CLAIMS_FILE).write_text(json.dumps(claims))
-    (folder / perspectrum.POOL_FILE).write_text(
+    (folder / perspectrum_claims.SPLIT_FILE).write_text(json.dumps(split))
+    (folder / perspectrum_claims.CLAIMS_FILE).write_text(json.dumps(claims))
+    (folder / perspectrum_claims.POOL_FILE).write_text(
         json.dumps([{"pId": pid, "text": text, "source": "fake"} for pid, text in pool.items()])
     )
     test_pids = {pid for c in claims if split[str(c["cId"])] == "test" for p in c["perspectives"] for pid in p["pids"]}
@@ -77,10 +77,10 @@ def fake_perspectrum(tmp_path):
 @pytest.mark.parametrize("splits", [("test",), ("train", "test"), ("dev", "test")])
 def test_the_test_split_is_refused(fake_perspectrum, splits):
     folder, _, _ = fake_perspectrum
-    with pytest.raises(perspectrum.TestSplitError):
+    with pytest.raises(perspectrum_claims.TestSplitError):
         perspectrum.build(splits, folder=folder)
-    with pytest.raises(perspectrum.TestSplitError):
-        perspectrum.load_claims(splits, folder)
+    with pytest.raises(perspectrum_claims.TestSplitError):
+        perspectrum_claims.load_claims(splits, folder)
 
 
 def test_the_cli_refuses_the_test_split(fake_perspectrum, tmp_path):
@@ -125,7 +125,7 @@ def test_no_test_claim_text_is_ever_touched(fake_perspectrum, monkeypatch):
             return [Watched(record) for record in data]
         return data
 
-    monkeypatch.setattr(perspectrum.json, "loads", loads)
+    monkeypatch.setattr(perspectrum_claims.json, "loads", loads)
     examples = perspectrum.build(folder=folder)
     assert examples and not touched
 
@@ -171,7 +171,7 @@ def test_examples_are_valid_and_labelled_like_the_paper(fake_perspectrum, tmp_pa
 
 
 def _stated_text(folder, pid):
-    pool = {e["pId"]: e["text"] for e in json.loads((folder / perspectrum.POOL_FILE).read_text())}
+    pool = {e["pId"]: e["text"] for e in json.loads((folder / perspectrum_claims.POOL_FILE).read_text())}
     return pool[pid]
 
 
@@ -225,11 +225,11 @@ def real_folder():
 
 
 def test_real_data_never_yields_a_test_claim_or_perspective(real_folder):
-    split = json.loads((real_folder / perspectrum.SPLIT_FILE).read_text())
+    split = json.loads((real_folder / perspectrum_claims.SPLIT_FILE).read_text())
     test_ids = {int(cid) for cid, which in split.items() if which == "test"}
     test_pids = {
         int(pid)
-        for record in json.loads((real_folder / perspectrum.CLAIMS_FILE).read_text())
+        for record in json.loads((real_folder / perspectrum_claims.CLAIMS_FILE).read_text())
         if int(record["cId"]) in test_ids
         for cluster in record["perspectives"]
         for pid in cluster["pids"]

@@ -1,13 +1,9 @@
-"""The alignment classifier: its features and unit gold, the saved model against scikit-learn,
-the shipped models, and what it finds on the sample test split. Real encoder, no mocks."""
+"""The alignment classifier: its features and unit gold, the shipped models, and what it finds
+on the sample test split (its head is tested in tests/detectors/ops). Real encoder, no mocks."""
 
 import json
 
-import numpy as np
 import pytest
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 
 from explorer import detectors
 from explorer.data.example import Labels, UncoveredArgument
@@ -15,6 +11,7 @@ from explorer.data.labels import ERROR_TYPES
 from explorer.data.samples import SAMPLE_DIR, load_samples
 from explorer.detectors import DetectorError, alignment_classifier
 from explorer.detectors.ops.alignment import align
+from explorer.detectors.ops.logistic_head import MODEL_FILE
 from explorer.models.encoder import SentenceEncoder
 from explorer.models.trained import TRAINING_FILE
 from explorer.training import data, logistic
@@ -61,21 +58,9 @@ def test_unit_gold_comes_from_the_spans_and_uncovered_arguments(encoder):
     assert logistic.unit_targets(example, alignment, "coverage") == [0, 1, 0]
 
 
-def test_the_saved_model_scores_like_scikit_learns_pipeline(tmp_path):
-    rng = np.random.default_rng(0)
-    rows = rng.normal(size=(200, 4)) * [1, 2, 3, 4] + [0, 1, 2, 3]
-    gold = (rows[:, 0] + 0.5 * rows[:, 1] + rng.normal(size=200) > 1).astype(int)
-    pipeline = make_pipeline(StandardScaler(), LogisticRegression(C=0.5)).fit(rows, gold)
-    model = alignment_classifier.UnitModel.from_pipeline("coverage", pipeline)
-    logistic.save(model, {"task": "coverage"}, tmp_path)
-    reloaded = alignment_classifier.load(tmp_path)
-    assert reloaded == model
-    assert reloaded.p_error(rows) == pytest.approx(pipeline.predict_proba(rows)[:, 1], abs=1e-12)
-
-
 def test_a_model_trained_on_other_features_is_refused(tmp_path):
     stale = {"task": "coverage", "features": ["length"], "mean": [0], "scale": [1], "weights": [1], "intercept": 0}
-    (tmp_path / alignment_classifier.MODEL_FILE).write_text(json.dumps(stale))
+    (tmp_path / MODEL_FILE).write_text(json.dumps(stale))
     with pytest.raises(ValueError, match="trained on other features"):
         alignment_classifier.load(tmp_path)
 

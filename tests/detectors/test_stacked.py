@@ -5,25 +5,23 @@ import json
 
 import numpy as np
 import pytest
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 
 from explorer.config import SAMPLE_DIR
 from explorer.data import perspectrum
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
 from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+from explorer.detectors.ops.logistic_head import MODEL_FILE, LogisticHead
 from explorer.detectors.semantic import assessment_of
 from explorer.detectors.stacked import (
     ARGUMENT_WORDS,
     FEATURES,
-    MODEL_FILE,
     RESPONSE_WORDS,
     SHIPPED,
     StackedDetector,
     feature_row,
     load,
+    p_error,
 )
 from explorer.models.trained import TRAINING_FILE
 from explorer.training import TrainingRequest
@@ -53,14 +51,15 @@ def test_shipped_head_matches_its_training_record(detector, task):
     assert (SHIPPED / task / MODEL_FILE).stat().st_size < 4096
 
 
-def test_the_json_head_is_scikit_learns_logistic_regression():
+def test_a_head_reads_its_named_features_from_rows_of_all_features():
     rng = np.random.default_rng(0)
     rows = rng.normal(size=(200, len(FEATURES)))
-    gold = (rows[:, 0] - rows[:, 3] + rng.normal(scale=0.5, size=200) > 0).astype(int)
-    model = training.fit("coverage", FEATURES[:4], rows, gold, 1.0)
-    reference = make_pipeline(StandardScaler(), LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000))
-    expected = reference.fit(rows[:, :4], gold).predict_proba(rows[:, :4])[:, 1]
-    assert np.allclose([model.p_error(row) for row in rows], expected)
+    gold = (rows[:, 1] - rows[:, 3] + rng.normal(scale=0.5, size=200) > 0).astype(int)
+    chosen = (FEATURES[3], FEATURES[1])
+    model = training.fit("coverage", chosen, rows, gold, 1.0)
+    assert model.features == chosen
+    reference = LogisticHead.fit("coverage", chosen, rows[:, [3, 1]], gold, 1.0)
+    assert [p_error(model, row) for row in rows] == pytest.approx(list(reference.p_error(rows[:, [3, 1]])), abs=1e-12)
 
 
 def test_a_dropped_argument_raises_coverage_and_words_come_from_the_named_component(detector):
@@ -85,7 +84,7 @@ def test_a_dropped_argument_raises_coverage_and_words_come_from_the_named_compon
         assessment_of(partial, dropped).alignment.claims
         == assessment_of(components[RESPONSE_WORDS], dropped).alignment.claims
     )
-    assert partial.hallucination == detector.models["hallucination"].p_error(feature_row(components))
+    assert partial.hallucination == p_error(detector.models["hallucination"], feature_row(components))
 
 
 @pytest.mark.slow

@@ -1,3 +1,4 @@
+import hashlib
 import inspect
 import json
 
@@ -9,6 +10,7 @@ from explorer.generation.npov import GenerationSettings, NpovGenerator, find_sof
 from explorer.models.language_model import load_language_model
 from explorer.models.trained import user_trained_dir
 from explorer.training import Trainer
+from explorer.training import data as training_data
 from explorer.training.generator import GeneratorSettings, GeneratorTrainer, generator_examples, sequence, train
 from tests.helpers import make_example
 
@@ -35,6 +37,15 @@ def test_trains_on_error_free_responses_of_the_split():
     ]
     assert [e.id for e in generator_examples(examples, ["train"])] == ["a"]
     assert [e.id for e in generator_examples(examples, ["train", "dev"])] == ["a", "b"]
+
+
+def test_the_data_hash_is_of_the_responses_learned_not_of_a_target():
+    """A generator learns responses, so its record's data hash is each example's content hash
+    (the same hash generator records have always had); a classifier's includes its target."""
+    examples = [example("a", "train"), example("b", "train")]
+    lines = "".join(f"{e.content_hash()}\n" for e in examples)
+    assert training_data.data_digest(examples, "generator") == hashlib.sha256(lines.encode()).hexdigest()
+    assert training_data.data_digest(examples, "hallucination") != training_data.data_digest(examples, "generator")
 
 
 def test_trainer_follows_the_protocol():
@@ -68,7 +79,8 @@ def test_a_few_steps_train_only_the_soft_prompt_and_it_reloads(tmp_path, monkeyp
         GeneratorSettings(steps=2, batch_size=1, learning_rate=0.05, eval_every=1),
         log=lines.append,
     )
-    assert [step for step, _ in record["dev_loss"]] == [0, 1, 2]
+    assert [step for step, _ in record["dev_loss"]] == [0, 1, 2] and "dev_roc_auc" not in record
+    assert record["train_data_sha256"] == training_data.data_digest([example("a", "train")], "generator")
     assert all(loss > 0 for _, loss in record["dev_loss"])
     # The same response in train and dev: two steps on it lower the dev loss.
     assert record["dev_loss"][-1][1] < record["dev_loss"][0][1] and record["kept_step"] == 2

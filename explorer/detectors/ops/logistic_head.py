@@ -1,0 +1,93 @@
+"""A logistic regression head on standardized features, kept as JSON: what the alignment
+classifier (one row per claim or argument) and the stacked detector (one row per example) score
+with.
+
+Fitted as scikit-learn's `make_pipeline(StandardScaler(), LogisticRegression(...))` and saved as
+its numbers (means, scales, coefficients, intercept: a few hundred bytes, no pickle); scored as
+the logistic function of the standardized features, which is the pipeline's `predict_proba`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MODEL_FILE = "model.json"
+
+
+@dataclass(frozen=True)
+class LogisticHead:
+    """P(error) for `task` from the columns `features`, standardized by `mean` and `scale`."""
+
+    task: str
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    intercept: float
+
+    def p_error(self, rows: np.ndarray) -> np.ndarray:
+        """P(error) of rows `(n, len(features))` as shape `(n,)`, or of one row `(len(features),)`
+        as a scalar."""
+        logits = ((rows - np.asarray(self.mean)) / np.asarray(self.scale)) @ np.asarray(self.weights) + self.intercept
+        return 1.0 / (1.0 + np.exp(-logits))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of `MODEL_FILE`, fields in this order."""
+        return {
+            "task": self.task,
+            "features": list(self.features),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "weights": list(self.weights),
+            "intercept": self.intercept,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LogisticHead:
+        return cls(**{key: tuple(value) if isinstance(value, list) else value for key, value in data.items()})
+
+    @classmethod
+    def from_pipeline(cls, task: str, features: Sequence[str], pipeline) -> LogisticHead:
+        """The head of a fitted `make_pipeline(StandardScaler(), LogisticRegression())` whose
+        columns are `features`."""
+        scaler, regression = pipeline[0], pipeline[-1]
+        return cls(
+            task=task,
+            features=tuple(features),
+            mean=tuple(float(v) for v in scaler.mean_),
+            scale=tuple(float(v) for v in scaler.scale_),
+            weights=tuple(float(v) for v in regression.coef_[0]),
+            intercept=float(regression.intercept_[0]),
+        )
+
+    @classmethod
+    def fit(
+        cls, task: str, features: Sequence[str], rows: np.ndarray, gold: Sequence[int], strength: float
+    ) -> LogisticHead:
+        """scikit-learn's class-balanced logistic regression with regularization C = `strength`,
+        on rows whose columns are `features`, standardized."""
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        regression = LogisticRegression(C=strength, class_weight="balanced", max_iter=1000)
+        return cls.from_pipeline(task, features, make_pipeline(StandardScaler(), regression).fit(rows, gold))
+
+    def save(self, directory: Path) -> str:
+        """Write `MODEL_FILE` to `directory`; returns the file's sha256 (for a training record)."""
+        text = json.dumps(self.to_dict(), indent=1) + "\n"
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / MODEL_FILE).write_text(text, encoding="utf-8")
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    @classmethod
+    def load(cls, directory: Path) -> LogisticHead:
+        return cls.from_dict(json.loads((Path(directory) / MODEL_FILE).read_text(encoding="utf-8")))
