@@ -153,6 +153,12 @@ class ForeignTraining:
     out: Path
     provenance: dict[str, Any]
 
+    def stamp(self, record: dict[str, Any], module: str, dev_note: str = "") -> None:
+        """Add to `record` the data it was trained and chosen on and the command that trains it."""
+        record["train_data"] = self.provenance["train_data"]
+        record["dev_data"] = self.provenance["dev_data"] + dev_note
+        record["command"] = f"python -m {module} {self.provenance['arguments']}"
+
 
 def foreign_training(description: str, shipped: Path, argv: Sequence[str] | None) -> ForeignTraining:
     """Parse a Perspectrum-trained detector's command line and read its training and dev sets;

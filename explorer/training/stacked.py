@@ -176,8 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     for task in given.tasks:
         model, record = train(task, given.train_set, given.dev_set, components, cache=cache, log=log)
-        record["train_data"], record["dev_data"] = given.provenance["train_data"], given.provenance["dev_data"]
-        record["command"] = f"python -m explorer.training.stacked {given.provenance['arguments']}"
+        given.stamp(record, "explorer.training.stacked")
         save(model, record, given.out / task)
         log(f"{task}: kept {record['kept_features']} features, C={record['kept_C']}, written to {given.out / task}")
     return 0

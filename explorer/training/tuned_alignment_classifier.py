@@ -38,8 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for task in given.tasks:
         log(f"{task}: {len(train_set)} train examples, {len(dev_set)} Perspectrum dev examples")
         model, record = logistic.train(task, train_set, dev_set, encoder, log=log)
-        record["train_data"], record["dev_data"] = given.provenance["train_data"], given.provenance["dev_data"]
-        record["command"] = f"python -m explorer.training.tuned_alignment_classifier {given.provenance['arguments']}"
+        given.stamp(record, "explorer.training.tuned_alignment_classifier")
         logistic.save(model, record, given.out / task)
         log(f"{task}: kept C={record['kept_C']}, written to {given.out / task}")
     return 0
