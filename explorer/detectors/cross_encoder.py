@@ -40,12 +40,14 @@ class CrossEncoderDetector(Detector):
     name = "cross_encoder"
     version = "1"
     remembered = 256
+    trained_as = "cross_encoder"  # where `explorer train` keeps the user's adapters
+    shipped = shipped_weights("cross_encoder")
 
     def __init__(self, *, encoder_path: str | Path | None = None):
         path = Path(encoder_path) if encoder_path else default_model_path()
         identity = encoder_identity(path)
         try:
-            adapters = {task: find_adapter(identity, task) for task in ERROR_TYPES}
+            adapters = {task: find_trained(self.trained_as, identity, task, self.shipped) for task in ERROR_TYPES}
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
         self.model = CrossEncoder(adapters, path)
@@ -88,12 +90,6 @@ class CrossEncoderDetector(Detector):
         )
 
 
-METHOD = "cross_encoder"
-
-
-SHIPPED_ADAPTERS = shipped_weights(METHOD)
-
-
 WEIGHTS_FILE = "adapter_model.safetensors"
 
 
@@ -122,11 +118,6 @@ def units(example: Example, task: str) -> list[Unit]:
             for start, end in sentence_spans(example.response)
         ]
     return [Unit(text, example.response, ("argument", p, a)) for p, a, text in example.arguments()]
-
-
-def find_adapter(identity: str, task: str) -> Path:
-    """The adapter for this encoder and task (`training_find_trained`)."""
-    return find_trained(METHOD, identity, task, SHIPPED_ADAPTERS)
 
 
 def adapter_digest(directory: Path) -> str:

@@ -139,7 +139,9 @@ def save_peft(model, record: Mapping[str, Any], out: Path) -> None:
     model.save_pretrained(out, save_embedding_layers=False)
     # PEFT's model-card template says nothing about this model; training.json does.
     (out / "README.md").unlink(missing_ok=True)
-    write_record(record, out)
+    weights = sorted(out.glob("*.safetensors"))
+    digest = {"weights_sha256": hashlib.sha256(weights[0].read_bytes()).hexdigest()} if len(weights) == 1 else {}
+    write_record({**record, **digest}, out)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,17 +1,21 @@
 """The MiniLM cross-encoder: units and their gold, scoring on the shipped adapters, a tiny
 training run, and inputs too long for the encoder. Real models, no mocks."""
 
+import hashlib
 import json
 
 import pytest
 from transformers import AutoTokenizer
 
 from explorer import detectors
+from explorer.data import perspectrum
 from explorer.data.example import Labels, UncoveredArgument
 from explorer.data.labels import ERROR_TYPES
 from explorer.data.samples import SAMPLE_DIR, load_samples
+from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
 from explorer.detectors import DetectorError
 from explorer.detectors import cross_encoder as cross_encoder_detector
+from explorer.detectors.cross_encoder_tuned import CrossEncoderTunedDetector
 from explorer.models.trained import TRAINING_FILE
 from explorer.training import cross_encoder, data
 from explorer.training.data import save_peft
@@ -51,11 +55,39 @@ def test_unit_gold_comes_from_the_spans_and_uncovered_arguments():
 def test_shipped_adapters_are_small_and_were_trained_on_the_sample_train_split():
     train_set = data.training_examples(load_samples(SAMPLE_DIR / "synthetic.jsonl"), ["train"])
     for task in ERROR_TYPES:
-        directory = cross_encoder_detector.SHIPPED_ADAPTERS / task
+        directory = cross_encoder_detector.CrossEncoderDetector.shipped / task
         assert (directory / cross_encoder_detector.WEIGHTS_FILE).stat().st_size < 2_000_000
         record = json.loads((directory / TRAINING_FILE).read_text())
         assert record["task"] == task and record["dev_is_held_out"]
         assert record["train_data_sha256"] == data.data_digest(train_set, task)
+
+
+@pytest.mark.parametrize("task", ERROR_TYPES)
+def test_the_perspectrum_adapters_match_their_record_and_todays_perspectrum_build(task):
+    directory = CrossEncoderTunedDetector.shipped / task
+    weights = (directory / cross_encoder_detector.WEIGHTS_FILE).read_bytes()
+    record = json.loads((directory / TRAINING_FILE).read_text())
+    assert len(weights) < 2_000_000 and hashlib.sha256(weights).hexdigest() == record["weights_sha256"]
+    assert record["task"] == task and record["dev_is_held_out"] and "perspectrum dev" in record["dev_data"]
+    assert dict(record["dev_roc_auc"])[record["kept_step"]] == max(auc for _, auc in record["dev_roc_auc"])
+    try:
+        folder = shared_data_dir("perspectrum") / "perspectrum"
+    except SharedDataNotFoundError as error:
+        pytest.skip(str(error))
+    train_set = data.training_examples(perspectrum.build(folder=folder), ["train"])
+    train_set += data.training_examples(load_samples(SAMPLE_DIR / "synthetic.jsonl"), ["train"])
+    assert record["train_data_sha256"] == data.data_digest(train_set, task)
+
+
+@pytest.mark.slow
+def test_the_perspectrum_cross_encoder_doubts_an_unprovided_argument_more_than_a_paraphrase():
+    example = make_example(
+        "Taxes on sugary drinks make people consume less sugar. Soda makers would move their factories abroad.",
+        ("pro", ["A sugar tax lowers how much sugar people consume."]),
+    )
+    words = detectors.create("cross_encoder_tuned").score(example).response_words
+    stated, invented = words[0].score, words[-1].score  # a word takes its sentence's P(unsupported)
+    assert invented > stated
 
 
 @pytest.fixture(scope="module")
@@ -111,5 +143,8 @@ def test_a_tiny_training_run_lowers_the_loss_and_its_saved_adapter_scores_the_sa
         model, tokenizer, cross_encoder_detector.encode(tokenizer, units, 512)
     )
     save_peft(model, record, tmp_path / "hallucination")
+    saved = json.loads((tmp_path / "hallucination" / TRAINING_FILE).read_text())
+    weights = (tmp_path / "hallucination" / cross_encoder_detector.WEIGHTS_FILE).read_bytes()
+    assert saved["weights_sha256"] == hashlib.sha256(weights).hexdigest()
     reloaded = cross_encoder_detector.CrossEncoder({"hallucination": tmp_path / "hallucination"})
     assert reloaded.p_error(units, "hallucination") == pytest.approx(trained, abs=1e-6)
