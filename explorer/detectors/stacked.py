@@ -47,18 +47,23 @@ FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for err
 # Word scores: the component whose word scores rank the gold words best on the Perspectrum dev
 # set (`explorer eval --split dev`, paraphrased synthetic, word level): the tuned matcher's
 # alignment, hallucination 82.1 (semantic 77.4, ROUGE-1 57.5), coverage 86.6 (83.1, 64.2).
+# The cross-encoder reads at most 512 word pieces a pair and refuses longer examples; the other
+# components read any length, so without it the head still scores (its features at their mean).
+OPTIONAL = ("cross_encoder_tuned",)
 RESPONSE_WORDS = "semantic_tuned"
 ARGUMENT_WORDS = "semantic_tuned"
 
 
 def feature_row(results: Mapping[str, DetectorResult], perspective: str | None = None) -> np.ndarray:
     """`FEATURES` of one example from its components' results; with `perspective`, the coverage
-    features are that perspective's."""
+    features are that perspective's. A component without a result gives NaN features."""
     row = []
     for component in COMPONENTS:
-        result = results[component]
+        result = results.get(component)
         for error_type in ERROR_TYPES:
-            if error_type == "coverage" and perspective is not None:
+            if result is None:
+                row.append(np.nan)
+            elif error_type == "coverage" and perspective is not None:
                 row.append(result.per_perspective[perspective])
             else:
                 row.append(getattr(result, error_type))
@@ -66,8 +71,10 @@ def feature_row(results: Mapping[str, DetectorResult], perspective: str | None =
 
 
 def p_error(head: LogisticHead, row: np.ndarray) -> float:
-    """P(error) of one row of all `FEATURES` (the head reads its own, by name)."""
-    return float(head.p_error(row[[FEATURES.index(name) for name in head.features]]))
+    """P(error) of one row of all `FEATURES` (the head reads its own, by name); a missing (NaN)
+    feature takes its training mean, so it moves the logit neither way."""
+    chosen = row[[FEATURES.index(name) for name in head.features]]
+    return float(head.p_error(np.where(np.isnan(chosen), head.mean, chosen)))
 
 
 def load(directory: Path) -> LogisticHead:
@@ -131,11 +138,21 @@ class StackedDetector(Detector):
             component.prepare(examples)
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
-        results = {name: self.components[name].score(example) for name in COMPONENTS}
-        return self.combine(example, results)
+        results, missing = {}, {}
+        for name in COMPONENTS:
+            try:
+                results[name] = self.components[name].score(example)
+            except DetectorError as error:
+                if name not in OPTIONAL:
+                    raise
+                missing[name] = str(error)
+        return self.combine(example, results, missing)
 
-    def combine(self, example: Example, results: Mapping[str, DetectorResult]) -> DetectorResult:
-        """The stacked result from the components' results on `example`."""
+    def combine(
+        self, example: Example, results: Mapping[str, DetectorResult], missing: Mapping[str, str] | None = None
+    ) -> DetectorResult:
+        """The stacked result from the components' results on `example`; `missing` names the
+        optional components that could not read it (their features take the training mean)."""
         row = feature_row(results)
         coverage = self.models["coverage"]
         return DetectorResult(
@@ -147,5 +164,8 @@ class StackedDetector(Detector):
             argument_words=results[ARGUMENT_WORDS].argument_words,
             info=self.info(),
             # The claims behind the word scores, for the claim view and reports.
-            details={key: value for key, value in results[RESPONSE_WORDS].details.items() if key == "alignment"},
+            details={
+                **{key: value for key, value in results[RESPONSE_WORDS].details.items() if key == "alignment"},
+                **({"left_out": dict(missing)} if missing else {}),
+            },
         )

@@ -14,6 +14,7 @@ from explorer.render import export
 from explorer.render.verdict import highlight_marks, scores_html, verdict_html
 from explorer.scoring.runner import score_example
 from explorer.ui.state import get_detector
+from explorer.ui.text import literal
 
 
 def verdict_result(example: Example, results: Mapping[str, DetectorResult]) -> DetectorResult | str:
@@ -36,6 +37,11 @@ def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dic
         return None
     found = verdict.verdicts(example, judge)
     st.html(verdict_html(example, found, title, links=detectors.VERDICT_DETECTOR in results))
+    for component, reason in judge.details.get("left_out", {}).items():
+        st.caption(
+            f"{literal(detectors.spec(component).title)} could not read this example ({literal(reason)}); "
+            f"{literal(title)} scored it without that signal (its features at their training mean)."
+        )
     return found
 
 

@@ -116,3 +116,23 @@ def test_shipped_head_was_trained_on_todays_perspectrum_build_and_sample_train(t
     train_set += training_data.training_examples(parse_jsonl(SAMPLE_DIR / "synthetic.jsonl").examples, ["train"])
     record = json.loads((SHIPPED / task / TRAINING_FILE).read_text(encoding="utf-8"))
     assert record["train_data_sha256"] == training_data.data_digest(train_set, task)
+
+
+def test_an_example_too_long_for_the_cross_encoder_is_scored_without_it(detector):
+    long_response = "Sugar taxes reduce consumption in every town we studied. " * 60
+    example = make_example(
+        long_response, ("pro", ["Sugar taxes reduce consumption."]), ("con", ["Taxes hurt the poor."])
+    )
+    result = detector.score(example)
+    assert "512" in result.details["left_out"]["cross_encoder_tuned"]
+    assert 0 <= result.hallucination <= 1 and set(result.per_perspective) == {"pro", "con"}
+    # A missing feature takes the head's training mean: it moves the logit neither way.
+    head = detector.models["coverage"]
+    row = np.arange(len(FEATURES), dtype=float)
+    missing = row.copy()
+    missing[[FEATURES.index(name) for name in FEATURES if name.startswith("cross_encoder_tuned")]] = np.nan
+    filled = row.copy()
+    for name, mean in zip(head.features, head.mean):
+        if name.startswith("cross_encoder_tuned"):
+            filled[FEATURES.index(name)] = mean
+    assert p_error(head, missing) == pytest.approx(p_error(head, filled))
