@@ -31,31 +31,17 @@ from explorer.config import SAMPLE_DIR  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.detectors.semantic import alignment_of  # noqa: E402
 from explorer.evaluation.claim_level import CLAIM_VIEW_FILE, ClaimPoints, ClaimViewChoice  # noqa: E402
-from explorer.evaluation.statistics import roc_auc  # noqa: E402
 from explorer.files import atomic_writer  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 from explorer.scoring.runner import score_examples  # noqa: E402
 
 
-def points(name: str, examples, cache: ResultCache) -> ClaimPoints:
-    detector = detectors.create(name)
+def points(detector, examples, cache: ResultCache) -> ClaimPoints:
     found = ClaimPoints()
     for scored in score_examples(examples, [detector], cache):
-        if name in scored.results:
-            found.add(scored.example, alignment_of(scored.results[name], scored.example))
+        if detector.name in scored.results:
+            found.add(scored.example, alignment_of(scored.results[detector.name], scored.example))
     return found
-
-
-def aucs(found: ClaimPoints) -> tuple[float, float]:
-    """ROC AUC of a low best match for hallucinated claims and for dropped arguments."""
-    claims = roc_auc(
-        [1] * len(found.hallucinated) + [0] * len(found.other_claims),
-        [-s for s in found.hallucinated + found.other_claims],
-    )
-    arguments = roc_auc(
-        [1] * len(found.dropped) + [0] * len(found.other_arguments), [-s for s in found.dropped + found.other_arguments]
-    )
-    return claims, arguments
 
 
 def main(argv=None) -> int:
@@ -76,10 +62,11 @@ def main(argv=None) -> int:
     rows = []
     for name in (n.strip() for n in args.detectors.split(",") if n.strip()):
         started = time.perf_counter()
-        found = points(name, examples, cache)
-        claim_auc, argument_auc = aucs(found)
+        detector = detectors.create(name)
+        found = points(detector, examples, cache)
+        claim_auc, argument_auc = found.roc_aucs()
         match, _ = found.best_cut()
-        own = detectors.create(name).settings.match
+        own = detector.settings.match
         rows.append((name, (claim_auc + argument_auc) / 2, match, found))
         print(
             f"{name} on {data} ({time.perf_counter() - started:.0f} s): {len(found.hallucinated)} hallucinated claims "
@@ -89,21 +76,22 @@ def main(argv=None) -> int:
         print(f"  best match {match:.2f}: J claims / arguments {' / '.join(f'{j:.3f}' for j in found.youden(match))}")
         print(f"  at its scoring threshold {own:.2f}: J {found.youden(own)[0]:.3f} / {found.youden(own)[1]:.3f}")
         if args.also_sample:
-            sample = points(name, sample_train, cache)
+            sample = points(detector, sample_train, cache)
             print(
-                f"  sample train: ROC AUC {' / '.join(f'{a:.3f}' for a in aucs(sample))}; "
+                f"  sample train: ROC AUC {' / '.join(f'{a:.3f}' for a in sample.roc_aucs())}; "
                 f"J at {match:.2f}: {' / '.join(f'{j:.3f}' for j in sample.youden(match))}; "
                 f"at {own:.2f}: {' / '.join(f'{j:.3f}' for j in sample.youden(own))}"
             )
     name, mean_auc, match, found = max(rows, key=lambda row: row[1])
     claims_j, arguments_j = found.youden(match)
+    claim_auc, argument_auc = found.roc_aucs()
     choice = ClaimViewChoice(
         detector=name,
         match=match,
         data=f"{data}, ambiguous examples left out",
         evidence={
-            "claim ROC AUC": round(aucs(found)[0], 4),
-            "argument ROC AUC": round(aucs(found)[1], 4),
+            "claim ROC AUC": round(claim_auc, 4),
+            "argument ROC AUC": round(argument_auc, 4),
             "claim J": round(claims_j, 4),
             "argument J": round(arguments_j, 4),
             "detectors compared": {row[0]: round(row[1], 4) for row in rows},

@@ -30,6 +30,7 @@ from explorer.detectors.base import DetectorResult
 from explorer.detectors.ops.alignment import Alignment, Settings
 from explorer.detectors.ops.assessment import Assessment, assess
 from explorer.detectors.semantic import alignment_of
+from explorer.evaluation.statistics import roc_auc
 
 CLAIM_VIEW_FILE = RESOURCES / "claim_view.json"
 GRID = np.round(np.arange(0.30, 0.95, 0.01), 2)
@@ -57,6 +58,10 @@ class ClaimPoints:
             best = float(alignment.similarity[row, checked].max()) if len(checked) else 0.0
             (self.dropped if key in dropped else self.other_arguments).append(best)
 
+    def roc_aucs(self) -> tuple[float, float]:
+        """ROC AUC of a low best match, for hallucinated claims and for dropped arguments."""
+        return _low_auc(self.hallucinated, self.other_claims), _low_auc(self.dropped, self.other_arguments)
+
     def youden(self, cut: float) -> tuple[float, float]:
         """Youden's J of "error when the best match is below `cut`", for claims and for arguments."""
         return _j(self.hallucinated, self.other_claims, cut), _j(self.dropped, self.other_arguments, cut)
@@ -74,6 +79,10 @@ def best_cut(positives: Sequence[float], negatives: Sequence[float], below: bool
     js = [_j(positives, negatives, cut) if below else -_j(positives, negatives, cut) for cut in GRID]
     best = int(np.argmax(js))
     return float(GRID[best]), float(js[best])
+
+
+def _low_auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    return roc_auc([True] * len(positives) + [False] * len(negatives), [-s for s in [*positives, *negatives]])
 
 
 def _j(positives: Sequence[float], negatives: Sequence[float], cut: float) -> float:

@@ -43,6 +43,7 @@ def test_points_put_the_hallucinated_claim_and_the_dropped_argument_among_the_po
     assert found.hallucinated[0] < min(found.other_claims) and found.dropped[0] < min(found.other_arguments)
     cut, mean_j = found.best_cut()
     assert mean_j == 1.0 and found.hallucinated[0] < cut <= min(found.other_claims)
+    assert found.roc_aucs() == (1.0, 1.0)
 
 
 def test_the_shipped_choice_is_the_best_detector_compared_on_a_dev_split():
