@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from explorer.data.example import Example
@@ -42,3 +44,19 @@ def record() -> dict:
         "labels": {"hallucination": False, "coverage_error": False, "kind": "organic"},
         "split": "test",
     }
+
+
+@pytest.fixture(scope="session")
+def perspectrum_file(tmp_path_factory) -> Path:
+    """Today's Perspectrum build (`explorer build-data`, seed 0) as a file; skipped without the shared data."""
+    from explorer.data import perspectrum
+    from explorer.data.jsonl import write_jsonl
+    from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+
+    try:
+        folder = shared_data_dir("perspectrum") / "perspectrum"
+    except SharedDataNotFoundError as error:
+        pytest.skip(str(error))
+    path = tmp_path_factory.mktemp("perspectrum") / "perspectrum.jsonl"
+    write_jsonl(perspectrum.build(folder=folder), path)
+    return path

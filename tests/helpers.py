@@ -1,6 +1,7 @@
 """Small builders shared by the tests."""
 
 import json
+import shlex
 from pathlib import Path
 
 from explorer.data.example import Example, Perspective
@@ -21,3 +22,13 @@ def make_example(response: str, *perspectives: tuple[str, list[str]], example_id
 def jsonl(*records) -> str:
     """JSON Lines text; a str record is written as is (for malformed lines)."""
     return "".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in records)
+
+
+def recorded_train_set(record: dict, perspectrum_file: Path) -> list[Example]:
+    """The training set a foreign-trained model's record says it was trained on: its recorded
+    command's options, read with today's Perspectrum build in place of the recorded path."""
+    from explorer.training.data import foreign_training
+
+    options = shlex.split(record["command"])[3:]  # after "python -m <module>"
+    options[options.index("--data") + 1] = str(perspectrum_file)
+    return foreign_training("", perspectrum_file.parent, options).train_set

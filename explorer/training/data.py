@@ -162,9 +162,23 @@ class ForeignTraining:
         record["command"] = f"python -m {module} {self.provenance['arguments']}"
 
 
+# Stacking without a leak: a stacked component trains on one half of Perspectrum train's claims,
+# the stacked head on the other, so the head learns how far to trust scores of unseen text.
+TRAIN_PARTS = ("all", "components", "head")
+
+
+def claim_half(example: Example) -> str:
+    """`components` or `head`: a fixed half of the claims (by the sha256 of the topic), so both
+    halves of one claim's examples land together and the split never changes with the seed."""
+    digest = hashlib.sha256((example.topic or example.id).encode("utf-8")).digest()
+    return TRAIN_PARTS[1 + digest[0] % 2]
+
+
 def foreign_training(description: str, shipped: Path, argv: Sequence[str] | None) -> ForeignTraining:
     """Parse a Perspectrum-trained detector's command line and read its training and dev sets;
-    torch runs on one thread (two busy-waiting threads were 4x slower beside another job)."""
+    torch runs on one thread (two busy-waiting threads were 4x slower beside another job).
+    `--part components|head` keeps one half of Perspectrum train's claims (`claim_half`); the
+    sample train split goes with the components (the head's half must be unseen by them)."""
     import argparse
     import sys
 
@@ -180,17 +194,27 @@ def foreign_training(description: str, shipped: Path, argv: Sequence[str] | None
     parser.add_argument("--no-sample", action="store_true", help="train on Perspectrum train only")
     parser.add_argument("--out", type=Path, default=shipped)
     parser.add_argument("--tasks", default=",".join(ERROR_TYPES))
+    parser.add_argument(
+        "--part",
+        choices=TRAIN_PARTS,
+        default="all",
+        help="all of Perspectrum train, or the half of its claims for a stacked component or for the stacked head",
+    )
     args = parser.parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
     foreign = parse_jsonl(args.data).examples
     train_set = training_examples(foreign, ["train"])
-    if not args.no_sample:
+    if args.part != "all":
+        train_set = [example for example in train_set if claim_half(example) == args.part]
+    with_sample = not args.no_sample and args.part != "head"
+    if with_sample:
         train_set += training_examples(parse_jsonl(args.sample).examples, ["train"])
+    part = "" if args.part == "all" else f", the {args.part} half of its claims (explorer.training.data.claim_half)"
     provenance = {
-        "train_data": ["perspectrum train (explorer.data.perspectrum, seed 0)"]
-        + ([] if args.no_sample else ["sample_data/synthetic.jsonl train"]),
+        "train_data": [f"perspectrum train (explorer.data.perspectrum, seed 0){part}"]
+        + (["sample_data/synthetic.jsonl train"] if with_sample else []),
         "dev_data": "perspectrum dev (explorer.data.perspectrum, seed 0)",
         "arguments": " ".join(sys.argv[1:] if argv is None else argv),
     }

@@ -8,18 +8,16 @@ import pytest
 from transformers import AutoTokenizer
 
 from explorer import detectors
-from explorer.data import perspectrum
 from explorer.data.example import Labels, UncoveredArgument
 from explorer.data.labels import ERROR_TYPES
 from explorer.data.samples import SAMPLE_DIR, load_samples
-from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
 from explorer.detectors import DetectorError
 from explorer.detectors import cross_encoder as cross_encoder_detector
 from explorer.detectors.cross_encoder_tuned import CrossEncoderTunedDetector
 from explorer.models.trained import TRAINING_FILE
 from explorer.training import cross_encoder, data
 from explorer.training.data import save_peft
-from tests.helpers import make_example
+from tests.helpers import make_example, recorded_train_set
 
 RESPONSE = "Taxes cut sugar intake. They also fund parks. But the poor pay most."
 
@@ -63,20 +61,14 @@ def test_shipped_adapters_are_small_and_were_trained_on_the_sample_train_split()
 
 
 @pytest.mark.parametrize("task", ERROR_TYPES)
-def test_the_perspectrum_adapters_match_their_record_and_todays_perspectrum_build(task):
+def test_the_perspectrum_adapters_match_their_record_and_todays_perspectrum_build(task, perspectrum_file):
     directory = CrossEncoderTunedDetector.shipped / task
     weights = (directory / cross_encoder_detector.WEIGHTS_FILE).read_bytes()
     record = json.loads((directory / TRAINING_FILE).read_text())
     assert len(weights) < 2_000_000 and hashlib.sha256(weights).hexdigest() == record["weights_sha256"]
     assert record["task"] == task and record["dev_is_held_out"] and "perspectrum dev" in record["dev_data"]
     assert dict(record["dev_roc_auc"])[record["kept_step"]] == max(auc for _, auc in record["dev_roc_auc"])
-    try:
-        folder = shared_data_dir("perspectrum") / "perspectrum"
-    except SharedDataNotFoundError as error:
-        pytest.skip(str(error))
-    train_set = data.training_examples(perspectrum.build(folder=folder), ["train"])
-    train_set += data.training_examples(load_samples(SAMPLE_DIR / "synthetic.jsonl"), ["train"])
-    assert record["train_data_sha256"] == data.data_digest(train_set, task)
+    assert record["train_data_sha256"] == data.data_digest(recorded_train_set(record, perspectrum_file), task)
 
 
 @pytest.mark.slow

@@ -7,10 +7,8 @@ import numpy as np
 import pytest
 
 from explorer.config import SAMPLE_DIR
-from explorer.data import perspectrum
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
-from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
 from explorer.detectors.ops.logistic_head import MODEL_FILE, LogisticHead
 from explorer.detectors.semantic import assessment_of
 from explorer.detectors.stacked import (
@@ -27,7 +25,7 @@ from explorer.models.trained import TRAINING_FILE
 from explorer.training import TrainingRequest
 from explorer.training import data as training_data
 from explorer.training import stacked as training
-from tests.helpers import make_example
+from tests.helpers import make_example, recorded_train_set
 
 
 @pytest.fixture(scope="module")
@@ -105,16 +103,11 @@ def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
 
 
 @pytest.mark.parametrize("task", ERROR_TYPES)
-def test_shipped_head_was_trained_on_todays_perspectrum_build_and_sample_train(task):
-    """The record's data hash is that of `python -m explorer.data.perspectrum` (seed 0) train +
-    the sample train split, as `python -m explorer.training.stacked` assembles them."""
-    try:
-        folder = shared_data_dir("perspectrum") / "perspectrum"
-    except SharedDataNotFoundError as error:
-        pytest.skip(str(error))
-    train_set = training_data.training_examples(perspectrum.build(folder=folder), ["train"])
-    train_set += training_data.training_examples(parse_jsonl(SAMPLE_DIR / "synthetic.jsonl").examples, ["train"])
+def test_shipped_head_was_trained_on_todays_perspectrum_build(task, perspectrum_file):
+    """The record's data hash is that of the set its recorded command assembles from
+    `explorer build-data` (seed 0): Perspectrum train or the head's half of it, + sample train."""
     record = json.loads((SHIPPED / task / TRAINING_FILE).read_text(encoding="utf-8"))
+    train_set = recorded_train_set(record, perspectrum_file)
     assert record["train_data_sha256"] == training_data.data_digest(train_set, task)
 
 
