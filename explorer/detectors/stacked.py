@@ -13,7 +13,9 @@ semantic alignment's (plain all-MiniLM-L6-v2), the tuned matcher's alignment's a
 Perspectrum-trained cross-encoder's two scores. The cross-encoder was trained on the same
 Perspectrum train split the head is fitted on, so its scores there are in-sample (hallucination
 slice ROC AUC .831 on train vs .755 on dev): the head may lean on it a little more than it should;
-its dev figures are held out.
+its dev figures are held out. Fitting the head on claims the cross-encoder never saw (`--part`,
+`explorer.training.data.claim_half`) halves the cross-encoder's data, and its coverage score
+suffers more than the head gains (dev .870 / .845 against .858 / .913), so it is not shipped.
 The model may read the other error type's scores too (the feature set is chosen on dev with C,
 `explorer.training.stacked`). A perspective's coverage error is the coverage model applied with
 that perspective's component scores in place of the example's; the example's coverage error is
