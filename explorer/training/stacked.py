@@ -1,12 +1,12 @@
 """Training the stacked detector (`explorer.detectors.stacked`): a logistic regression per error
-type over ROUGE-1's, the semantic alignment's and the tuned matcher's example scores.
+type over its components' example scores (`explorer.detectors.stacked.COMPONENTS`).
 
     python -m explorer.data.perspectrum --out ~/.cache/rag-error-explorer/perspectrum.jsonl
     python -m explorer.training.stacked --data ~/.cache/rag-error-explorer/perspectrum.jsonl
 
 trains both error types on the Perspectrum train split's error-free and synthetic examples plus
-the sample data's train split, and chooses C and the feature set (the task's own three scores,
-or all six) on the Perspectrum dev split only; it writes `explorer/resources/stacked/<task>/`
+the sample data's train split, and chooses C and the feature set (each component's score of the
+task, or both of its scores) on the Perspectrum dev split only; it writes `explorer/resources/stacked/<task>/`
 (`model.json` and `training.json`, whose `weights_sha256` is the model file's digest).
 `explorer train --method stacked --task T --data ...` trains one task through the same code
 (its dev set is then the dev split of every file given).
