@@ -28,7 +28,9 @@ the model on the example's scores (what it was trained on).
 Word scores are not learned: response words come from `RESPONSE_WORDS`, argument words from
 `ARGUMENT_WORDS` (the component whose word scores did best on the Perspectrum dev set), and the
 result keeps that component's alignment (its claims) in `details`, with its settings in `info`.
-The model is a few hundred bytes of JSON per task (`explorer/resources/stacked/<task>/`).
+`details["evidence"]` says what each component's score added to the log-odds of each error type
+(`evidence`), which Inspect and the report show under the verdict.
+The model is about a kilobyte of JSON per task (`explorer/resources/stacked/<task>/`).
 """
 
 from __future__ import annotations
@@ -81,6 +83,19 @@ def p_error(head: LogisticHead, row: np.ndarray) -> float:
     feature takes its training mean, so it moves the logit neither way."""
     chosen = row[[FEATURES.index(name) for name in head.features]]
     return float(head.p_error(np.where(np.isnan(chosen), head.mean, chosen)))
+
+
+def evidence(head: LogisticHead, row: np.ndarray) -> dict:
+    """What each feature adds to the head's log-odds on `row` (weight x standardized value; a
+    missing feature adds 0), largest first: the pushes plus `intercept` are the logit of P(error)."""
+    chosen = row[[FEATURES.index(name) for name in head.features]]
+    pushes = np.where(np.isnan(chosen), 0.0, (chosen - np.asarray(head.mean)) / np.asarray(head.scale))
+    pushes = pushes * np.asarray(head.weights)
+    features = [
+        {"feature": name, "value": None if np.isnan(value) else float(value), "push": float(push)}
+        for name, value, push in zip(head.features, chosen, pushes)
+    ]
+    return {"intercept": head.intercept, "features": sorted(features, key=lambda f: -abs(f["push"]))}
 
 
 def load(directory: Path) -> LogisticHead:
@@ -173,5 +188,7 @@ class StackedDetector(Detector):
             details={
                 **{key: value for key, value in results[RESPONSE_WORDS].details.items() if key == "alignment"},
                 **({"left_out": dict(missing)} if missing else {}),
+                # Why the example scores as it does, for the verdict's explanation.
+                "evidence": {task: evidence(self.models[task], row) for task in ERROR_TYPES},
             },
         )

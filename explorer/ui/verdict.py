@@ -11,6 +11,7 @@ from explorer.data.example import Example
 from explorer.detectors import DetectorResult
 from explorer.evaluation import verdict
 from explorer.render import export
+from explorer.render.evidence import EXPLANATION, evidence_html
 from explorer.render.verdict import highlight_marks, scores_html, verdict_html
 from explorer.scoring.runner import score_example
 from explorer.ui.state import get_detector
@@ -42,6 +43,11 @@ def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dic
             f"{literal(detectors.spec(component).title)} could not read this example ({literal(reason)}); "
             f"{literal(title)} scored it without that signal (its features at their training mean)."
         )
+    if "evidence" in judge.details:
+        with st.expander("What the verdict rests on"):
+            st.caption(EXPLANATION)
+            titles = {name: detectors.spec(name).title for name in detectors.names()}
+            st.html(evidence_html(judge.details["evidence"], titles))
     return found
 
 

@@ -111,6 +111,21 @@ def test_shipped_head_was_trained_on_todays_perspectrum_build(task, perspectrum_
     assert record["train_data_sha256"] == training_data.data_digest(train_set, task)
 
 
+def test_the_evidence_says_what_each_component_added_and_adds_up_to_the_score(detector):
+    example = make_example(
+        "Sugar taxes reduce consumption. Soda makers would move their factories abroad.",
+        ("pro", ["A sugar tax lowers how much sugar people consume."]),
+        ("con", ["Taxes on food hurt poor families most."]),
+    )
+    result = detector.score(example)
+    for task in ERROR_TYPES:
+        found = result.details["evidence"][task]
+        pushes = [feature["push"] for feature in found["features"]]
+        assert {feature["feature"] for feature in found["features"]} == set(detector.models[task].features)
+        assert pushes == sorted(pushes, key=lambda push: -abs(push))
+        assert 1 / (1 + np.exp(-(sum(pushes) + found["intercept"]))) == pytest.approx(getattr(result, task))
+
+
 def test_an_example_too_long_for_the_cross_encoder_is_scored_without_it(detector):
     long_response = "Sugar taxes reduce consumption in every town we studied. " * 60
     example = make_example(
@@ -119,6 +134,9 @@ def test_an_example_too_long_for_the_cross_encoder_is_scored_without_it(detector
     result = detector.score(example)
     assert "512" in result.details["left_out"]["cross_encoder_tuned"]
     assert 0 <= result.hallucination <= 1 and set(result.per_perspective) == {"pro", "con"}
+    unread = [f for f in result.details["evidence"]["coverage"]["features"] if f["value"] is None]
+    assert {f["feature"].split()[0] for f in unread} == {"cross_encoder_tuned"}
+    assert all(f["push"] == 0 for f in unread)
     # A missing feature takes the head's training mean: it moves the logit neither way.
     head = detector.models["coverage"]
     row = np.arange(len(FEATURES), dtype=float)

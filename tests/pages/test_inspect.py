@@ -9,6 +9,7 @@ from explorer import detectors
 from explorer.data import share
 from explorer.data.jsonl import parse_example
 from explorer.data.samples import load_samples
+from explorer.detectors import stacked
 from explorer.ui import links
 from explorer.ui.text import literal
 from tests.helpers import ROOT
@@ -49,6 +50,12 @@ def test_opens_on_a_sample_with_a_verdict_scores_and_highlights(app):
         and f'data-score-of="{detectors.VERDICT_DETECTOR}.coverage"' in body
     )
     assert app.selectbox(key="inspect.sample").value == first.id  # the picker names the sample shown
+    # Under the verdict: what each of the verdict detector's components added, per error type.
+    why = next(e for e in app.expander if e.label == "What the verdict rests on")
+    evidence = "\n".join(element.proto.body for element in why.get("html"))
+    for component in stacked.COMPONENTS:
+        assert f'data-feature="{component} hallucination"' in evidence
+        assert detectors.spec(component).title in evidence
 
 
 def test_a_link_holding_an_example_restores_it(record):

@@ -1,0 +1,66 @@
+"""HTML for what the stacked detector's verdict rests on: each component's score and how far it
+moves the log-odds of an error, as a bar left (toward no error) or right (toward an error) of
+the centre. Free of Streamlit: the app and the exported report draw the same HTML; every name
+goes through `html.escape`, styles are inline, no script.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+
+from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
+
+TOWARD_ERROR = "rgba(220,38,38,0.75)"
+TOWARD_NO_ERROR = "rgba(22,163,74,0.75)"
+EXPLANATION = (
+    "Each bar is how far one component's score moves the stacked detector's log-odds of an error: "
+    "right (red) toward an error, left (green) away from it, measured from that score's average on "
+    "the training data. The pushes and a constant add up to the log-odds of P(error)."
+)
+
+
+def _push_bar(push: float, widest: float) -> str:
+    half = 50 * min(abs(push) / widest, 1.0) if widest > 0 else 0.0
+    left = 50.0 if push >= 0 else 50.0 - half
+    color = TOWARD_ERROR if push >= 0 else TOWARD_NO_ERROR
+    return (
+        '<span style="position:relative;display:inline-block;width:12em;height:0.8em;vertical-align:middle;'
+        'background:rgba(128,128,128,0.10);border-radius:2px">'
+        '<span style="position:absolute;left:calc(50% - 1px);top:-2px;bottom:-2px;width:1px;background:#6b7280">'
+        "</span>"
+        f'<span style="position:absolute;left:{left:.1f}%;width:{half:.1f}%;top:0;bottom:0;background:{color}">'
+        "</span></span>"
+    )
+
+
+def evidence_html(evidence: Mapping[str, Mapping], titles: Mapping[str, str]) -> str:
+    """One block per error type: a row per feature (component title, which of its scores, its
+    value, its push as a bar and a signed number), largest push first. `titles` names the components."""
+    pushes = [abs(f["push"]) for task in ERROR_TYPES if task in evidence for f in evidence[task]["features"]]
+    widest = max(pushes, default=0.0)
+    blocks = []
+    for task in ERROR_TYPES:
+        if task not in evidence:
+            continue
+        rows = []
+        for feature in evidence[task]["features"]:
+            component, _, score_of = feature["feature"].rpartition(" ")
+            name = f"{titles.get(component, component)} · {ERROR_TITLES.get(score_of, score_of).lower()} score"
+            value = "not read" if feature["value"] is None else f"{feature['value']:.2f}"
+            rows.append(
+                f'<div data-feature="{html.escape(feature["feature"])}" style="display:grid;'
+                'grid-template-columns:minmax(12em,22em) 3.5em 12em 3.5em;gap:0.6em;align-items:center">'
+                f'<span>{html.escape(name)}</span><span style="text-align:right">{value}</span>'
+                f"{_push_bar(feature['push'], widest)}"
+                f'<span style="text-align:right">{feature["push"]:+.2f}</span></div>'
+            )
+        logit = evidence[task]["intercept"] + sum(feature["push"] for feature in evidence[task]["features"])
+        rows.append(
+            f'<div style="opacity:0.75">constant {evidence[task]["intercept"]:+.2f}; log-odds {logit:+.2f}, '
+            f"P(error) {1 / (1 + math.exp(-logit)):.2f}</div>"
+        )
+        heading = f"<b>{ERROR_TITLES[task]}</b>"
+        blocks.append(f'<div data-error-type="{task}" style="margin:0.3em 0 0.6em">{heading}{"".join(rows)}</div>')
+    return f'<div style="line-height:1.6;font-size:0.9em">{"".join(blocks)}</div>'

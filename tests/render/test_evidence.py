@@ -1,0 +1,42 @@
+"""What the stacked verdict rests on, as HTML (`explorer.render.evidence`)."""
+
+import re
+
+from explorer.render.evidence import TOWARD_ERROR, TOWARD_NO_ERROR, evidence_html
+
+EVIDENCE = {
+    "hallucination": {
+        "intercept": -1.0,
+        "features": [
+            {"feature": "cross_encoder_tuned hallucination", "value": 0.91, "push": 2.0},
+            {"feature": "rouge coverage", "value": None, "push": 0.0},
+            {"feature": "semantic hallucination", "value": 0.12, "push": -0.5},
+        ],
+    }
+}
+
+
+def rows(page: str) -> dict[str, str]:
+    return dict(re.findall(r'data-feature="([^"]+)"(.*?)</div>', page))
+
+
+def test_each_push_is_a_bar_toward_an_error_or_away_from_it_scaled_by_the_largest():
+    page = evidence_html(EVIDENCE, {"cross_encoder_tuned": "Cross-encoder", "semantic": "Semantic", "rouge": "ROUGE-1"})
+    found = rows(page)
+    assert list(found) == [f["feature"] for f in EVIDENCE["hallucination"]["features"]]
+    assert "Cross-encoder · hallucination score" in found["cross_encoder_tuned hallucination"]
+    assert (
+        TOWARD_ERROR in found["cross_encoder_tuned hallucination"]
+        and "width:50.0%" in found["cross_encoder_tuned hallucination"]
+    )
+    assert (
+        TOWARD_NO_ERROR in found["semantic hallucination"]
+        and "left:37.5%;width:12.5%" in found["semantic hallucination"]
+    )
+    assert "not read" in found["rouge coverage"] and "+0.00" in found["rouge coverage"]
+    assert "constant -1.00; log-odds +0.50, P(error) 0.62" in page
+
+
+def test_component_names_are_escaped():
+    page = evidence_html(EVIDENCE, {"semantic": "<script>alert(1)</script>"})
+    assert "<script>" not in page and "&lt;script&gt;" in page
