@@ -97,7 +97,9 @@ def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
     model, record = trainer.train(request)
     trainer.save(model, record, tmp_path)
     written = json.loads((tmp_path / TRAINING_FILE).read_text())
-    assert written["train_data_sha256"] == training_data.data_digest(train_set, "coverage")
+    fitted = training.slice_examples(train_set, "coverage")
+    assert written["train_examples"] == len(fitted) < len(train_set)  # no hallucination-only example
+    assert written["train_data_sha256"] == training_data.data_digest(fitted, "coverage")
     assert written["weights_sha256"] == hashlib.sha256((tmp_path / MODEL_FILE).read_bytes()).hexdigest()
     assert load(tmp_path) == model and len(written["dev_roc_auc"]) == 2 * len(training.REGULARIZATION)
 
@@ -105,9 +107,10 @@ def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
 @pytest.mark.parametrize("task", ERROR_TYPES)
 def test_shipped_head_was_trained_on_todays_perspectrum_build(task, perspectrum_file):
     """The record's data hash is that of the set its recorded command assembles from
-    `explorer build-data` (seed 0): Perspectrum train or the head's half of it, + sample train."""
+    `explorer build-data` (seed 0): Perspectrum train or the head's half of it, + sample train,
+    the examples of the task's slices."""
     record = json.loads((SHIPPED / task / TRAINING_FILE).read_text(encoding="utf-8"))
-    train_set = recorded_train_set(record, perspectrum_file)
+    train_set = training.slice_examples(recorded_train_set(record, perspectrum_file), task)
     assert record["train_data_sha256"] == training_data.data_digest(train_set, task)
 
 
