@@ -62,5 +62,5 @@ def evidence_html(evidence: Mapping[str, Mapping], titles: Mapping[str, str]) ->
             f"P(error) {1 / (1 + math.exp(-logit)):.2f}</div>"
         )
         heading = f"<b>{ERROR_TITLES[task]}</b>"
-        blocks.append(f'<div data-error-type="{task}" style="margin:0.3em 0 0.6em">{heading}{"".join(rows)}</div>')
+        blocks.append(f'<div data-evidence-for="{task}" style="margin:0.3em 0 0.6em">{heading}{"".join(rows)}</div>')
     return f'<div style="line-height:1.6;font-size:0.9em">{"".join(blocks)}</div>'

@@ -35,6 +35,8 @@ def test_each_push_is_a_bar_toward_an_error_or_away_from_it_scaled_by_the_larges
     )
     assert "not read" in found["rouge coverage"] and "+0.00" in found["rouge coverage"]
     assert "constant -1.00; log-odds +0.50, P(error) 0.62" in page
+    # The verdict's own rows carry data-error-type; the evidence under it must not pass for them.
+    assert 'data-evidence-for="hallucination"' in page and "data-error-type" not in page
 
 
 def test_component_names_are_escaped():
