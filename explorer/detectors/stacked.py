@@ -78,22 +78,25 @@ def feature_row(results: Mapping[str, DetectorResult], perspective: str | None =
     return np.asarray(row, dtype=np.float64)
 
 
-def p_error(head: LogisticHead, row: np.ndarray) -> float:
-    """P(error) of one row of all `FEATURES` (the head reads its own, by name); a missing (NaN)
-    feature takes its training mean, so it moves the logit neither way."""
+def _head_row(head: LogisticHead, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The head's own columns of a row of all `FEATURES` (by name), as given and with each missing
+    (NaN) feature at its training mean, so that it moves the logit neither way."""
     chosen = row[[FEATURES.index(name) for name in head.features]]
-    return float(head.p_error(np.where(np.isnan(chosen), head.mean, chosen)))
+    return chosen, np.where(np.isnan(chosen), head.mean, chosen)
+
+
+def p_error(head: LogisticHead, row: np.ndarray) -> float:
+    """P(error) of one row of all `FEATURES`; a missing feature takes its training mean."""
+    return float(head.p_error(_head_row(head, row)[1]))
 
 
 def evidence(head: LogisticHead, row: np.ndarray) -> dict:
-    """What each feature adds to the head's log-odds on `row` (weight x standardized value; a
-    missing feature adds 0), largest first: the pushes plus `intercept` are the logit of P(error)."""
-    chosen = row[[FEATURES.index(name) for name in head.features]]
-    pushes = np.where(np.isnan(chosen), 0.0, (chosen - np.asarray(head.mean)) / np.asarray(head.scale))
-    pushes = pushes * np.asarray(head.weights)
+    """What each feature adds to the head's log-odds on `row` (`LogisticHead.pushes`; a missing
+    feature adds 0), largest first: the pushes plus `intercept` are the logit of P(error)."""
+    chosen, filled = _head_row(head, row)
     features = [
         {"feature": name, "value": None if np.isnan(value) else float(value), "push": float(push)}
-        for name, value, push in zip(head.features, chosen, pushes)
+        for name, value, push in zip(head.features, chosen, head.pushes(filled))
     ]
     return {"intercept": head.intercept, "features": sorted(features, key=lambda f: -abs(f["push"]))}
 

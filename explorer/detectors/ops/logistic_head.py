@@ -32,10 +32,14 @@ class LogisticHead:
     weights: tuple[float, ...]
     intercept: float
 
+    def pushes(self, rows: np.ndarray) -> np.ndarray:
+        """What each feature adds to the log-odds (weight x standardized value), in the shape of `rows`."""
+        return (rows - np.asarray(self.mean)) / np.asarray(self.scale) * np.asarray(self.weights)
+
     def p_error(self, rows: np.ndarray) -> np.ndarray:
         """P(error) of rows `(n, len(features))` as shape `(n,)`, or of one row `(len(features),)`
-        as a scalar."""
-        logits = ((rows - np.asarray(self.mean)) / np.asarray(self.scale)) @ np.asarray(self.weights) + self.intercept
+        as a scalar: the logistic function of the pushes plus the intercept."""
+        logits = self.pushes(rows).sum(axis=-1) + self.intercept
         return 1.0 / (1.0 + np.exp(-logits))
 
     def to_dict(self) -> dict[str, Any]:
