@@ -56,6 +56,7 @@ from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import DetectorResult
 from explorer.evaluation.slices import SLICES, left_out_reasons, slice_members
 from explorer.evaluation.statistics import bonferroni, bootstrap_ci, delong_test, roc_auc
+from explorer.evaluation.spans import SpanCell, span_cells
 from explorer.evaluation.word_level import has_word_labels, word_scores, word_units
 from explorer.text.words import DEFAULT_SEGMENTER, Segmenter
 
@@ -232,6 +233,7 @@ class Evaluation:
     word_cells: tuple[AucCell, ...]
     left_out: Mapping[str, Mapping[str, int]]
     failures: Mapping[str, int] = field(default_factory=dict)
+    span_cells: tuple[SpanCell, ...] = ()
 
     def cell(self, level: str, error_type: str, slice_name: str, method: str) -> AucCell:
         cells = self.example_cells if level == "example" else self.word_cells
@@ -257,6 +259,7 @@ class Evaluation:
             "unscored_examples": dict(self.failures),
             "example_level": [c.to_dict() for c in self.example_cells],
             "word_level": [c.to_dict() for c in self.word_cells],
+            "span_level": [c.to_dict() for c in self.span_cells],
         }
 
 
@@ -332,4 +335,5 @@ def evaluate(
         word_cells=tuple(word_cells),
         left_out={error_type: left_out_reasons(examples, error_type) for error_type in ERROR_TYPES},
         failures={method: count for method, count in failures.items() if count},
+        span_cells=tuple(span_cells(examples, results, methods)) if word_level else (),
     )

@@ -74,6 +74,37 @@ def _table(evaluation: Evaluation, level: str, text) -> list[str]:
     return lines
 
 
+def _span_table(evaluation: Evaluation) -> list[str]:
+    if not evaluation.span_cells:
+        return []
+    names = [s.name for s in SLICES if any(c.slice == s.name for c in evaluation.span_cells)]
+    titles = {s.name: s.title.lower() for s in SLICES}
+    lines = [
+        "## Hallucinated spans: precision / recall / F1",
+        "",
+        "| Method | " + " | ".join(titles[n] for n in names) + " |",
+        "|" + "---|" * (len(names) + 1),
+    ]
+    by_key = {(c.slice, c.method): c for c in evaluation.span_cells}
+
+    def text(cell) -> str:
+        if cell is None:
+            return "–"
+        return " / ".join("–" if v is None else _percent(v) for v in (cell.precision, cell.recall, cell.f1))
+
+    for method in evaluation.methods:
+        lines.append(f"| {method_title(method)} | " + " | ".join(text(by_key.get((n, method))) for n in names) + " |")
+    threshold = evaluation.span_cells[0].threshold
+    lines += [
+        "",
+        f"Character overlap (non-space characters), pooled over each hallucination slice's examples; a response word "
+        f"scored ≥ {threshold:g} is predicted hallucinated and adjacent predicted words form one span (as "
+        "LettuceDetect reports on RAGTruth). × 100.",
+        "",
+    ]
+    return lines
+
+
 def markdown(evaluation: Evaluation, *, title: str = "Evaluation", description: str = "") -> str:
     """The whole report as Markdown: Table 1, significance, word-level table, notes."""
     settings = evaluation.settings
@@ -112,6 +143,7 @@ def markdown(evaluation: Evaluation, *, title: str = "Evaluation", description: 
         "without spans skipped). **Bold**: best in the column. Words of one example are not independent, so no "
         "interval or test is given at this level.",
         "",
+        *_span_table(evaluation),
         "## Slices",
         "",
     ]
