@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from explorer.data.example import Labels, Span
 
 ERROR_TYPES = ("hallucination", "coverage")
+SPAN_TASK = "tokens"  # the token tagger's one task: both error types, token by token
 
 
 ERROR_TITLES = {"hallucination": "Hallucination", "coverage": "Coverage error"}

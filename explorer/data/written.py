@@ -21,9 +21,10 @@ One record a line:
 `variant` is one of `VARIANTS`; `invented` marks only the invented words (not the sentence that
 carries them); `dropped` names a whole argument left out (`part: null`) or the part of it left
 out (the words as written; `--store` turns them into a `[start, end]` span of the argument, so
-that no argument text stays in the repository). The check refuses a record whose labels disagree with its variant, whose spans are not
-found exactly once, or whose claim or perspectives are not in Perspectrum's train split; the
-problem names the file, the line and the field, and the other records are kept.
+that no argument text stays in the repository). The check refuses a record whose labels disagree
+with its variant, whose spans are not found exactly once, or whose claim or perspectives are not
+in Perspectrum's train split; the problem names the file, the line and the field, and the other
+records are kept.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ from pathlib import Path
 from explorer.config import CHECKOUT
 from explorer.data.example import AMBIGUOUS_TYPES, Example, Labels, Perspective, UncoveredArgument
 from explorer.data.jsonl import write_jsonl
-from explorer.files import atomic_writer
 from explorer.data.perspectrum_claims import Claim, load_claims
+from explorer.files import atomic_writer
 
 CORPUS_DIR = CHECKOUT / "training_data" / "written"
 SOURCE = "written"
@@ -94,9 +95,7 @@ def _part(argument: str, part, where: str, field: str) -> tuple[int, int]:
     return _once(argument, part, where, field)
 
 
-def _perspectives(
-    record: dict, claim: Claim, where: str
-) -> tuple[tuple[Perspective, ...], dict[str, tuple[int, int]]]:
+def _perspectives(record: dict, claim: Claim, where: str) -> tuple[tuple[Perspective, ...], dict[str, tuple[int, int]]]:
     pids = record.get("pids")
     if not isinstance(pids, dict) or not pids:
         raise CorpusError(where, "pids", "must map argument names (pro-1, con-2, ...) to perspective ids")
@@ -233,7 +232,7 @@ def check(paths: Sequence[Path], folder: Path | None = None) -> Checked:
                 errors.append(error)
                 continue
             if example.id in seen:
-                errors.append(CorpusError(where, "variant", f"{example.id} is written twice (add \"n\": 2)"))
+                errors.append(CorpusError(where, "variant", f'{example.id} is written twice (add "n": 2)'))
                 continue
             seen.add(example.id)
             examples.append(example)

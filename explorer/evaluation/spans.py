@@ -86,7 +86,9 @@ def span_cell(
     return SpanCell(slice_name, method, len(pairs), precision, recall, f1, threshold)
 
 
-def span_cells(examples: Sequence[Example], results, methods: Sequence[str], threshold: float = THRESHOLD) -> list[SpanCell]:
+def span_cells(
+    examples: Sequence[Example], results, methods: Sequence[str], threshold: float = THRESHOLD
+) -> list[SpanCell]:
     """Every method's span cell on each hallucination slice (its error-free and hallucinated examples)."""
     cells = []
     for chosen in SLICES:

@@ -8,7 +8,7 @@ import pytest
 
 from explorer.data import perspectrum_claims, written
 from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
-from tests.data.test_perspectrum import SECRET, fake_perspectrum  # noqa: F401 (a fixture)
+from tests.data.conftest import SECRET
 
 RESPONSE = (
     "Here's a quick overview. Supporters say the zoos point number one member two holds true, and a 2019 survey "

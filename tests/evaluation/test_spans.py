@@ -16,8 +16,13 @@ def _example(spans=((18, 27),), name="e"):
         "q?",
         (Perspective("pro", ("Cats purr loudly.",)),),
         RESPONSE,
-        labels=Labels(hallucination=bool(spans), coverage_error=False, kind="organic", ambiguous=False,
-                      hallucinated_spans=tuple(spans)),
+        labels=Labels(
+            hallucination=bool(spans),
+            coverage_error=False,
+            kind="organic",
+            ambiguous=False,
+            hallucinated_spans=tuple(spans),
+        ),
     )
 
 
@@ -25,8 +30,13 @@ def _result(scores):
     """Word scores by word: Cats purr loudly Dogs bark at night."""
     words = [(0, 4), (5, 9), (10, 16), (18, 22), (23, 27), (28, 30), (31, 36)]
     return DetectorResult(
-        "d", 0.0, 0.0, {"pro": 0.0},
-        tuple(ResponseWordScore(s, e, score) for (s, e), score in zip(words, scores)), (), {},
+        "d",
+        0.0,
+        0.0,
+        {"pro": 0.0},
+        tuple(ResponseWordScore(s, e, score) for (s, e), score in zip(words, scores)),
+        (),
+        {},
     )
 
 
