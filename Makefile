@@ -26,8 +26,10 @@ $(STAMP): pyproject.toml
 app: $(STAMP)
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
 
+# One worker per core: most tests wait on one single-threaded model or on the browser, so two
+# workers on two cores nearly halve the wall time.
 test: $(STAMP) chromium
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 # The browser tests drive Debian's chromium through Playwright: `playwright install` downloads
 # its own browser from a CDN, which machines without general network access cannot reach.

@@ -60,3 +60,19 @@ def perspectrum_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("perspectrum") / "perspectrum.jsonl"
     write_jsonl(perspectrum.build(folder=folder), path)
     return path
+
+
+@pytest.fixture(scope="session")
+def written_file(tmp_path_factory) -> Path:
+    """Today's team-written corpus build (`python -m explorer.data.written --out`); skipped without the shared data."""
+    from explorer.data import written
+    from explorer.data.jsonl import write_jsonl
+    from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+
+    try:
+        folder = shared_data_dir("perspectrum") / "perspectrum"
+    except SharedDataNotFoundError as error:
+        pytest.skip(str(error))
+    path = tmp_path_factory.mktemp("written") / "written.jsonl"
+    write_jsonl(written.check(written.corpus_files(), folder).examples, path)
+    return path

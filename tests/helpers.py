@@ -24,11 +24,16 @@ def jsonl(*records) -> str:
     return "".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in records)
 
 
-def recorded_train_set(record: dict, perspectrum_file: Path) -> list[Example]:
+def recorded_train_set(record: dict, perspectrum_file: Path, written_file: Path | None = None) -> list[Example]:
     """The training set a foreign-trained model's record says it was trained on: its recorded
-    command's options, read with today's Perspectrum build in place of the recorded path."""
+    command's options, read with today's Perspectrum build (and team-written corpus build) in place
+    of the recorded paths."""
     from explorer.training.data import foreign_training
 
     options = shlex.split(record["command"])[3:]  # after "python -m <module>"
     options[options.index("--data") + 1] = str(perspectrum_file)
+    if "--organic" in options:
+        options[options.index("--organic") + 1] = str(written_file)
+    if "--dev" in options:  # the dev file does not change what is trained on
+        del options[options.index("--dev") : options.index("--dev") + 2]
     return foreign_training("", perspectrum_file.parent, options).train_set

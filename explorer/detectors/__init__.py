@@ -180,19 +180,29 @@ _SPECS = (
         "hallucination word scores there).",
     ),
     DetectorSpec(
+        "tagger",
+        "Token tagger (MiniLM)",
+        "explorer.detectors.tagger:TaggerDetector",
+        response_word_meaning="P(the word states something no argument gives), tagged token by token",
+        argument_word_meaning="P(the word belongs to what the response leaves out), tagged token by token",
+        cost=FAST,
+        summary="all-MiniLM-L6-v2 with LoRA adapters reads the arguments and the response together and tags each "
+        "token, as LettuceDetect does, both ways: response words no argument gives (invented clauses inside "
+        "supported sentences, openers and closers included) and argument words the response leaves out. Trained on "
+        "the team-written corpus of realistic answers and Perspectrum train (python -m explorer.training.tagger).",
+    ),
+    DetectorSpec(
         "stacked",
-        "Stacked (ROUGE-1 + alignments + cross-encoder)",
+        "Stacked (ROUGE-1 + alignments + tagger)",
         "explorer.detectors.stacked:StackedDetector",
-        response_word_meaning="not learned: the tuned-matcher alignment's (best word-level component on Perspectrum "
-        "dev), 1 - similarity of the word's claim to the best-matching argument sentence",
-        argument_word_meaning="not learned: the tuned-matcher alignment's (best word-level component on Perspectrum "
-        "dev), 1 - similarity of the word's sentence or clause to the best claim",
+        response_word_meaning="not learned: the token tagger's P(the word states something no argument gives)",
+        argument_word_meaning="not learned: the token tagger's P(the word belongs to what the response leaves out)",
         cost=FAST,
         trainer="explorer.training.stacked:StackedTrainer",
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
-        "alignment classifier's and the Perspectrum cross-encoder's example scores, trained on Perspectrum-built + "
-        "sample synthetic errors, C and features chosen on Perspectrum dev (python -m explorer.training.stacked). "
-        "Perspectrum dev, paraphrased synthetic ROC AUC .868 / .928: the best there (the verdict's detector).",
+        "alignment classifier's and the token tagger's example scores, fitted on the half of Perspectrum train and of "
+        "the team-written corpus the tagger never saw, C and features chosen on the foreign NPOV dev set "
+        "(python -m explorer.training.stacked). The verdict's detector.",
     ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}

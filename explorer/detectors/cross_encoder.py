@@ -17,7 +17,6 @@ kept in memory per example, so the app's reruns do not recompute them.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
+from explorer.detectors.ops.recent import RecentResults
 from explorer.models.encoder import default_model_path, encoder_identity, load_pair_classifier
 from explorer.models.identity import folder_digest
 from explorer.models.trained import TrainedNotFoundError, find_trained
@@ -51,8 +51,7 @@ class CrossEncoderDetector(Detector):
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
         self.model = CrossEncoder(adapters, path)
-        self._results: OrderedDict[str, DetectorResult] = OrderedDict()
-        self._lock = threading.Lock()
+        self._recent = RecentResults(self.remembered)
 
     def config(self) -> dict:
         return {"adapters": dict(self.model.digests)}
@@ -62,17 +61,7 @@ class CrossEncoderDetector(Detector):
         return f"{self.model.identity}+adapters({adapters})"
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
-        key = example.content_hash()
-        with self._lock:
-            if key in self._results:
-                self._results.move_to_end(key)
-                return self._results[key]
-        result = self._score(example)
-        with self._lock:
-            self._results[key] = result
-            while len(self._results) > self.remembered:
-                self._results.popitem(last=False)
-        return result
+        return self._recent.get(example, self._score)
 
     def _score(self, example: Example) -> DetectorResult:
         try:

@@ -1,36 +1,28 @@
 """A stacked detector: a logistic regression over the example scores of five fast detectors.
 
-Not in the paper. On answers written outside the team (the Perspectrum-built examples of
-`explorer.data.perspectrum`) no single detector is best at both error types: ROUGE-1 ranks
-dropped arguments well where meaning-based alignment misses paraphrase-level omissions, and
-the tuned matcher's alignment (`semantic_tuned`), the classifier reading it
-(`alignment_classifier_tuned`) and the Perspectrum-trained cross-encoder (`cross_encoder_tuned`)
-catch claims no argument supports. Stacking
-(Wolpert 1992) learns how much each signal counts from labelled examples instead of picking one.
+Not in the paper. No single detector is best at both error types on answers written outside
+the team: the token tagger (`tagger`) finds invented content inside fluent sentences, ROUGE-1
+and the alignments (plain MiniLM `semantic`, the tuned matcher's `semantic_tuned` and the
+classifier reading it, `alignment_classifier_tuned`) find dropped arguments. Stacking (Wolpert
+1992) learns how much each signal counts from labelled examples instead of picking one.
 
-Per error type, P(error) is the logistic function of standardized example-level features:
-ROUGE-1's hallucination (1 - precision) and coverage (1 - worst perspective's recall), the
-semantic alignment's (plain all-MiniLM-L6-v2), the tuned matcher's alignment's, the tuned
-alignment classifier's and the Perspectrum-trained cross-encoder's two scores. The cross-encoder
-and the tuned alignment classifier were trained on the same Perspectrum train split the head is
-fitted on, so their scores there are in-sample (the cross-encoder's hallucination slice ROC AUC
-is .831 on train vs .755 on dev): the head may lean on them a little more than it should; its
-dev figures are held out, and grouped 5-fold cross-validation on dev alone ranks the feature sets
-the same way. Fitting the head on claims the cross-encoder never saw (`--part`,
-`explorer.training.data.claim_half`) halves the cross-encoder's data, and its coverage score
-suffers more than the head gains (dev .870 / .845 against .858 / .913 with four components), so
-it is not shipped.
-The model may read the other error type's scores too (the feature set is chosen on dev with C,
-`explorer.training.stacked`). A perspective's coverage error is the coverage model applied with
-that perspective's component scores in place of the example's; the example's coverage error is
-the model on the example's scores (what it was trained on).
+Per error type, P(error) is the logistic function of standardized example-level features, each
+component's hallucination and coverage scores (the feature set and C chosen on the foreign NPOV
+dev set, `explorer.training.stacked`). The heads are fitted on the half of Perspectrum train's
+claims (and of the team-written corpus's) that the tagger never trained on
+(`explorer.training.data.claim_half`), so the head learns how far to trust the tagger on unseen
+text; they learn from answers that carry both errors at once, so that one error type's signal
+does not veto the other's. A perspective's coverage error is the coverage model applied with
+that perspective's component scores in place of the example's.
 
 Word scores are not learned: response words come from `RESPONSE_WORDS`, argument words from
-`ARGUMENT_WORDS` (the component whose word scores did best on the Perspectrum dev set), and the
-result keeps that component's alignment (its claims) in `details`, with its settings in `info`.
-`details["evidence"]` says what each component's score added to the log-odds of each error type
-(`evidence`), which Inspect and the report show under the verdict.
-The model is about a kilobyte of JSON per task (`explorer/resources/stacked/<task>/`).
+`ARGUMENT_WORDS` (chosen by word-level ROC AUC on the foreign dev set; see `explorer eval`);
+the result keeps the tuned matcher's alignment (its claims) in `details` for the claim view.
+The tagger reads at most 512 word pieces of arguments per window and refuses arguments longer
+than that; without it the head still scores (its features at their training mean) and the
+word scores come from `FALLBACK_WORDS`. `details["evidence"]` says what each component's score
+added to the log-odds of each error type (`evidence`), which Inspect and the report show under
+the verdict. The model is about a kilobyte of JSON per task (`explorer/resources/stacked/<task>/`).
 """
 
 from __future__ import annotations
@@ -50,16 +42,13 @@ from explorer.detectors.ops.logistic_head import LogisticHead
 
 METHOD = "stacked"
 SHIPPED = shipped_weights(METHOD)
-COMPONENTS = ("rouge", "semantic", "semantic_tuned", "alignment_classifier_tuned", "cross_encoder_tuned")
+COMPONENTS = ("rouge", "semantic", "semantic_tuned", "alignment_classifier_tuned", "tagger")
 FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
-# Word scores: the component whose word scores rank the gold words best on the Perspectrum dev
-# set (`explorer eval --split dev`, paraphrased synthetic, word level): the tuned matcher's
-# alignment, hallucination 82.1 (semantic 77.4, ROUGE-1 57.5), coverage 86.6 (83.1, 64.2).
-# The cross-encoder reads at most 512 word pieces a pair and refuses longer examples; the other
-# components read any length, so without it the head still scores (its features at their mean).
-OPTIONAL = ("cross_encoder_tuned",)
-RESPONSE_WORDS = "semantic_tuned"
-ARGUMENT_WORDS = "semantic_tuned"
+OPTIONAL = ("tagger",)
+RESPONSE_WORDS = "tagger"
+ARGUMENT_WORDS = "tagger"
+FALLBACK_WORDS = "semantic_tuned"
+ALIGNMENT = "semantic_tuned"  # whose claims the claim view reads
 
 
 def feature_row(results: Mapping[str, DetectorResult], perspective: str | None = None) -> np.ndarray:
@@ -125,9 +114,9 @@ def create_components() -> dict[str, Detector]:
 
 class StackedDetector(Detector):
     name = METHOD
-    title = "Stacked (ROUGE-1 + alignments + cross-encoder)"
-    # 2: the Perspectrum-trained cross-encoder joins the components; 3: the tuned alignment classifier
-    version = "3"
+    # 2: the Perspectrum-trained cross-encoder joins the components; 3: the tuned alignment classifier;
+    # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too
+    version = "4"
 
     def __init__(
         self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None
@@ -151,7 +140,7 @@ class StackedDetector(Detector):
             "response_words": RESPONSE_WORDS,
             "argument_words": ARGUMENT_WORDS,
             # The alignment kept in `details` was read with these (`explorer.detectors.semantic.assessment_of`).
-            "settings": self.components[RESPONSE_WORDS].config().get("settings", {}),
+            "settings": self.components[ALIGNMENT].config().get("settings", {}),
         }
 
     def model_identity(self) -> str:
@@ -179,17 +168,19 @@ class StackedDetector(Detector):
         optional components that could not read it (their features take the training mean)."""
         row = feature_row(results)
         coverage = self.models["coverage"]
+        response_words = results.get(RESPONSE_WORDS, results[FALLBACK_WORDS]).response_words
+        argument_words = results.get(ARGUMENT_WORDS, results[FALLBACK_WORDS]).argument_words
         return DetectorResult(
             detector=self.name,
             hallucination=p_error(self.models["hallucination"], row),
             coverage=p_error(coverage, row),
             per_perspective={p.name: p_error(coverage, feature_row(results, p.name)) for p in example.perspectives},
-            response_words=results[RESPONSE_WORDS].response_words,
-            argument_words=results[ARGUMENT_WORDS].argument_words,
+            response_words=response_words,
+            argument_words=argument_words,
             info=self.info(),
-            # The claims behind the word scores, for the claim view and reports.
+            # The claims behind the claim view, for it and for reports.
             details={
-                **{key: value for key, value in results[RESPONSE_WORDS].details.items() if key == "alignment"},
+                **{key: value for key, value in results[ALIGNMENT].details.items() if key == "alignment"},
                 **({"left_out": dict(missing)} if missing else {}),
                 # Why the example scores as it does, for the verdict's explanation.
                 "evidence": {task: evidence(self.models[task], row) for task in ERROR_TYPES},

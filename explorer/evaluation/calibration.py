@@ -44,6 +44,9 @@ LIKELY, UNCLEAR, UNLIKELY = "likely", "unclear", "unlikely"
 VERDICTS = (LIKELY, UNCLEAR, UNLIKELY)
 LIKELY_FROM = 0.7
 UNLIKELY_BELOW = 0.3
+# Below this dev ROC AUC a detector's score says little about an error: no verdict, and the app
+# says so beside the score instead of showing a threshold.
+NEAR_CHANCE_AUC = 0.6
 _LABEL_FIELDS = {"hallucination": "hallucination", "coverage": "coverage_error"}
 
 
@@ -52,7 +55,8 @@ class Calibration:
     """P(error) of one detector and error type: `1 / (1 + exp(-(coef * (score - mean) / scale + intercept)))`.
 
     `coef <= 0` means the detector did not rank errors above error-free examples on the dev
-    set: it gives no verdict (`informative` is false). Cut points outside [0, 1] mean the
+    set, and a dev ROC AUC under `NEAR_CHANCE_AUC` that it ranked them little better than a coin:
+    either way it gives no verdict (`informative` is false). Cut points outside [0, 1] mean the
     detector's scores never reach that band.
     """
 
@@ -65,8 +69,12 @@ class Calibration:
     auc: float
 
     @property
+    def near_chance(self) -> bool:
+        return self.auc < NEAR_CHANCE_AUC
+
+    @property
     def informative(self) -> bool:
-        return self.coef > 0
+        return self.coef > 0 and not self.near_chance
 
     def probability(self, score: float) -> float:
         z = self.coef * (score - self.mean) / self.scale + self.intercept

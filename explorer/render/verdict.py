@@ -72,6 +72,8 @@ def against_threshold(score: float, calibration: Calibration | None) -> str:
     """E.g. "0.62 ≥ threshold 0.44 (P(error) 0.81)" in words a reader of any detector can compare."""
     if calibration is None:
         return f"{score:.2f} (no threshold for this model or version)"
+    if calibration.near_chance:
+        return f"{score:.2f} (near chance on its calibration data, dev ROC AUC {calibration.auc:.2f}: no verdict)"
     if not calibration.informative:
         return f"{score:.2f} (did not rank dev errors higher: no threshold)"
     relation = "≥" if score >= calibration.threshold else "<"
@@ -132,6 +134,16 @@ def _bar(score: float, calibration: Calibration | None) -> str:
     )
 
 
+def _near_chance(calibration: Calibration | None) -> str:
+    """A visible warning beside a score whose detector ranked dev errors little better than chance."""
+    if calibration is None or not calibration.near_chance:
+        return ""
+    return (
+        f' <span data-near-chance="1" style="font-size:0.8em;color:#b45309">near chance '
+        f"(dev ROC AUC {calibration.auc:.2f})</span>"
+    )
+
+
 def scores_html(
     results: Mapping[str, DetectorResult],
     calibrations: Mapping[str, Mapping[str, Calibration | None]],
@@ -153,7 +165,7 @@ def scores_html(
             cells.append(
                 f'<td style="padding:0.2em 0.8em;vertical-align:top" title="{detail}" '
                 f'data-score-of="{html.escape(name)}.{error_type}">'
-                f"{_bar(score, calibration)} <b>{score:.2f}</b> {pill(verdict)}"
+                f"{_bar(score, calibration)} <b>{score:.2f}</b> {pill(verdict)}{_near_chance(calibration)}"
                 f'<span style="opacity:0.65;font-size:0.8em">{extra}</span></td>'
             )
         title = f'<td style="padding:0.2em 0.8em 0.2em 0;vertical-align:top">{html.escape(titles[name])}</td>'

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.data.example import Example
-from explorer.data.labels import ERROR_TYPES, has_error, is_error_free
+from explorer.data.labels import ERROR_TYPES, SPAN_TASK, has_error, is_error_free
 from explorer.models.trained import TRAINING_FILE
 
 SYNTHETIC_KINDS = ("synthetic", "synthetic_paraphrased")
@@ -28,11 +28,12 @@ def training_examples(examples: Sequence[Example], splits: Sequence[str]) -> lis
     return [
         e
         for e in examples
-        if e.split in splits
-        and e.labels.hallucination is not None
-        and e.labels.coverage_error is not None
-        and (is_error_free(e.labels) or e.labels.kind in SYNTHETIC_KINDS)
+        if e.split in splits and is_labelled(e.labels) and (is_error_free(e.labels) or e.labels.kind in SYNTHETIC_KINDS)
     ]
+
+
+def is_labelled(labels) -> bool:
+    return labels.hallucination is not None and labels.coverage_error is not None
 
 
 def target(example: Example, task: str) -> int:
@@ -42,10 +43,18 @@ def target(example: Example, task: str) -> int:
 
 def data_digest(examples: Sequence[Example], task: str) -> str:
     """sha256 of what a model learns from, in order: each example's content and, for a classifier
-    of an error type, its target (the generator learns the response, which the content holds)."""
+    of an error type, its target, for the token tagger (`SPAN_TASK`) its gold spans (the
+    generator learns the response, which the content holds)."""
     digest = hashlib.sha256()
     for example in examples:
-        learned = f"{example.content_hash()} {target(example, task)}" if task in ERROR_TYPES else example.content_hash()
+        if task in ERROR_TYPES:
+            learned = f"{example.content_hash()} {target(example, task)}"
+        elif task == SPAN_TASK:  # a tagger learns the gold spans
+            labels = example.labels
+            spans = [list(labels.hallucinated_spans), [[u.perspective, u.argument, u.spans] for u in labels.uncovered]]
+            learned = f"{example.content_hash()} {json.dumps(spans)}"
+        else:
+            learned = example.content_hash()
         digest.update(f"{learned}\n".encode())
     return digest.hexdigest()
 
@@ -189,6 +198,15 @@ def foreign_training(description: str, shipped: Path, argv: Sequence[str] | None
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, required=True, help="output of python -m explorer.data.perspectrum")
     parser.add_argument(
+        "--organic",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="team-written corpus files (python -m explorer.data.written --out): every labelled train example, "
+        "organic errors included, is training data",
+    )
+    parser.add_argument("--dev", type=Path, help="the dev file chosen on (default: the dev split of --data)")
+    parser.add_argument(
         "--sample", type=Path, default=SAMPLE_DIR / "synthetic.jsonl", help="sample data added to train"
     )
     parser.add_argument("--no-sample", action="store_true", help="train on Perspectrum train only")
@@ -206,6 +224,8 @@ def foreign_training(description: str, shipped: Path, argv: Sequence[str] | None
     torch.set_num_threads(1)
     foreign = parse_jsonl(args.data).examples
     train_set = training_examples(foreign, ["train"])
+    for path in args.organic:
+        train_set += [e for e in parse_jsonl(path).examples if e.split == "train" and is_labelled(e.labels)]
     if args.part != "all":
         train_set = [example for example in train_set if claim_half(example) == args.part]
     with_sample = not args.no_sample and args.part != "head"
@@ -214,8 +234,15 @@ def foreign_training(description: str, shipped: Path, argv: Sequence[str] | None
     part = "" if args.part == "all" else f", the {args.part} half of its claims (explorer.training.data.claim_half)"
     provenance = {
         "train_data": [f"perspectrum train (explorer.data.perspectrum, seed 0){part}"]
+        + ([f"team-written corpus (explorer.data.written){part}"] if args.organic else [])
         + (["sample_data/synthetic.jsonl train"] if with_sample else []),
-        "dev_data": "perspectrum dev (explorer.data.perspectrum, seed 0)",
+        "dev_data": f"{args.dev.name} (every labelled example)"
+        if args.dev
+        else "perspectrum dev (explorer.data.perspectrum, seed 0)",
         "arguments": " ".join(sys.argv[1:] if argv is None else argv),
     }
-    return ForeignTraining(train_set, training_examples(foreign, ["dev"]), args.tasks.split(","), args.out, provenance)
+    if args.dev:
+        dev_set = [e for e in parse_jsonl(args.dev).examples if is_labelled(e.labels)]
+    else:
+        dev_set = training_examples(foreign, ["dev"])
+    return ForeignTraining(train_set, dev_set, args.tasks.split(","), args.out, provenance)

@@ -85,11 +85,20 @@ def test_a_dropped_argument_raises_coverage_and_words_come_from_the_named_compon
     assert partial.hallucination == p_error(detector.models["hallucination"], feature_row(components))
 
 
+def _a_few_of_each(examples, count):
+    """The first `count` error-free, hallucination-only and coverage-only examples."""
+    kinds = {}
+    for example in examples:
+        kinds.setdefault((example.labels.hallucination, example.labels.coverage_error), []).append(example)
+    return [e for key in sorted(kinds) for e in kinds[key][:count]]
+
+
 @pytest.mark.slow
 def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
+    # A few examples of each kind: scoring hundreds with five components took minutes.
     samples = parse_jsonl(SAMPLE_DIR / "synthetic.jsonl").examples
-    train_set = training_data.training_examples(samples, ["train"])
-    dev_set = training_data.training_examples(samples, ["dev"])
+    train_set = _a_few_of_each(training_data.training_examples(samples, ["train"]), 6)
+    dev_set = _a_few_of_each(training_data.training_examples(samples, ["dev"]), 3)
     request = TrainingRequest(
         task="coverage", train_set=train_set, dev_set=dev_set, dev_is_held_out=True, log=lambda _: None
     )
@@ -105,12 +114,12 @@ def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
 
 
 @pytest.mark.parametrize("task", ERROR_TYPES)
-def test_shipped_head_was_trained_on_todays_perspectrum_build(task, perspectrum_file):
+def test_shipped_head_was_trained_on_todays_perspectrum_build(task, perspectrum_file, written_file):
     """The record's data hash is that of the set its recorded command assembles from
-    `explorer build-data` (seed 0): Perspectrum train or the head's half of it, + sample train,
+    `explorer build-data` (seed 0) and the team-written corpus: the head's half of their claims,
     the examples of the task's slices."""
     record = json.loads((SHIPPED / task / TRAINING_FILE).read_text(encoding="utf-8"))
-    train_set = training.slice_examples(recorded_train_set(record, perspectrum_file), task)
+    train_set = training.slice_examples(recorded_train_set(record, perspectrum_file, written_file), task)
     assert record["train_data_sha256"] == training_data.data_digest(train_set, task)
 
 
@@ -129,24 +138,27 @@ def test_the_evidence_says_what_each_component_added_and_adds_up_to_the_score(de
         assert 1 / (1 + np.exp(-(sum(pushes) + found["intercept"]))) == pytest.approx(getattr(result, task))
 
 
-def test_an_example_too_long_for_the_cross_encoder_is_scored_without_it(detector):
-    long_response = "Sugar taxes reduce consumption in every town we studied. " * 60
+def test_arguments_too_long_for_the_tagger_are_scored_without_it(detector):
+    long_argument = "Sugar taxes reduce consumption in every town we studied. " * 45
     example = make_example(
-        long_response, ("pro", ["Sugar taxes reduce consumption."]), ("con", ["Taxes hurt the poor."])
+        "Sugar taxes reduce consumption. Critics say taxes hurt the poor.",
+        ("pro", [long_argument]),
+        ("con", ["Taxes hurt the poor."]),
     )
     result = detector.score(example)
-    assert "512" in result.details["left_out"]["cross_encoder_tuned"]
+    assert "512" in result.details["left_out"]["tagger"]
     assert 0 <= result.hallucination <= 1 and set(result.per_perspective) == {"pro", "con"}
+    assert result.response_words == detector.components["semantic_tuned"].score(example).response_words
     unread = [f for f in result.details["evidence"]["coverage"]["features"] if f["value"] is None]
-    assert {f["feature"].split()[0] for f in unread} == {"cross_encoder_tuned"}
+    assert {f["feature"].split()[0] for f in unread} == {"tagger"}
     assert all(f["push"] == 0 for f in unread)
     # A missing feature takes the head's training mean: it moves the logit neither way.
     head = detector.models["coverage"]
     row = np.arange(len(FEATURES), dtype=float)
     missing = row.copy()
-    missing[[FEATURES.index(name) for name in FEATURES if name.startswith("cross_encoder_tuned")]] = np.nan
+    missing[[FEATURES.index(name) for name in FEATURES if name.startswith("tagger")]] = np.nan
     filled = row.copy()
     for name, mean in zip(head.features, head.mean):
-        if name.startswith("cross_encoder_tuned"):
+        if name.startswith("tagger"):
             filled[FEATURES.index(name)] = mean
     assert p_error(head, missing) == pytest.approx(p_error(head, filled))

@@ -1,19 +1,19 @@
 """Calibrated verdicts: Platt scaling on a dev set, thresholds on each detector's own scale,
-the shipped calibrations (fitted on the Perspectrum-built dev split, matched to the detector that made a result)."""
+the shipped calibrations (fitted on the foreign NPOV dev set, matched to the detector that made a result)."""
 
 import json
 
 import pytest
 
 from explorer import detectors
-from explorer.data import perspectrum
+from explorer.data.jsonl import parse_jsonl
 from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
 from explorer.evaluation import calibration
 from explorer.evaluation.calibration import LIKELY, UNCLEAR, UNLIKELY
 from explorer.scoring.runner import score_example
 from tests.helpers import make_example
 
-FOREIGN_DEV = "perspectrum.jsonl, dev split"  # what bench/calibrate.py --data calls the Perspectrum-built dev set
+FOREIGN_DEV = "dev.jsonl, dev split"  # what bench/calibrate.py --data calls ../shared/data/npov_foreign/dev.jsonl
 # Errors score high, error-free examples low, with some overlap in the middle.
 LABELS = [False] * 6 + [True] * 6
 SCORES = [0.05, 0.1, 0.15, 0.2, 0.35, 0.5, 0.4, 0.55, 0.7, 0.8, 0.85, 0.9]
@@ -35,6 +35,21 @@ def test_a_detector_that_ranks_errors_lower_gives_no_verdict():
     assert not fit.informative
     assert fit.verdict(0.99) == UNCLEAR and fit.verdict(0.01) == UNCLEAR
     assert "threshold" not in fit.to_dict()
+
+
+def test_a_detector_near_chance_gives_no_verdict_and_the_scores_say_so():
+    from explorer.render.verdict import against_threshold, scores_html
+
+    # AUC 0.56: a few more errors above the error-free examples than below
+    labels = [False, True] * 8
+    scores = [0.1, 0.2, 0.3, 0.25, 0.5, 0.6, 0.7, 0.65, 0.2, 0.3, 0.4, 0.35, 0.6, 0.5, 0.8, 0.9]
+    fit = calibration.fit(labels, scores)
+    assert fit.auc < calibration.NEAR_CHANCE_AUC and fit.near_chance and not fit.informative
+    assert fit.verdict(0.99) == UNCLEAR and "near chance" in against_threshold(0.99, fit)
+    example = make_example("Taxes cut sugar.", ("pro", ["Taxes cut sugar."]))
+    result = detectors.create("rouge").score(example)
+    page = scores_html({"rouge": result}, {"rouge": {"hallucination": fit, "coverage": None}}, {"rouge": "ROUGE-1"})
+    assert page.count("data-near-chance") == 1 and f"near chance (dev ROC AUC {fit.auc:.2f})" in page
 
 
 def test_one_class_cannot_be_calibrated():
@@ -73,18 +88,18 @@ def test_each_detector_says_what_it_was_fitted_on(tmp_path):
     assert [name for name, _ in calibration.ranking(back, "foreign")] == ["rouge"]
 
 
-def _perspectrum_dev():
+def _foreign_dev():
     try:
-        folder = shared_data_dir("perspectrum") / "perspectrum"
+        folder = shared_data_dir("npov_foreign") / "npov_foreign"
     except SharedDataNotFoundError as error:
         pytest.skip(str(error))
-    return [e for e in perspectrum.build(folder=folder) if e.split == "dev"]
+    return parse_jsonl(folder / "dev.jsonl").examples
 
 
 def test_the_shipped_calibrations_come_from_a_dev_split_and_fit_todays_detectors():
     """Every shipped entry was fitted on a dev split (never a test split) and matches the current
     fast detectors (else they would silently give no verdict); `bench/calibrate.py` reproduces the
-    shipped ROUGE-1 calibration from the Perspectrum-built dev split alone."""
+    shipped ROUGE-1 calibration from the foreign NPOV dev set alone."""
     shipped = calibration.read()
     for name in shipped.detectors:
         assert "dev split" in shipped.data_of(name) and "test" not in shipped.data_of(name), name
@@ -92,8 +107,8 @@ def test_the_shipped_calibrations_come_from_a_dev_split_and_fit_todays_detectors
         if detectors.spec(name).cost != detectors.SLOW:  # cheap to build: the model-free and MiniLM ones
             info = json.loads(json.dumps(detectors.create(name).info()))
             assert shipped.detectors[name][0] == info, f"{name}: rerun bench/calibrate.py --methods {name}"
-            assert shipped.data_of(name).startswith(FOREIGN_DEV), f"{name}: fit it on the Perspectrum-built dev set"
-    dev = _perspectrum_dev()
+            assert shipped.data_of(name).startswith(FOREIGN_DEV), f"{name}: fit it on the foreign NPOV dev set"
+    dev = _foreign_dev()
     rouge = detectors.create("rouge")
     results = {e.id: score_example(e, [rouge]).results["rouge"] for e in dev}
     refitted = calibration.fit_detector(dev, results)
@@ -103,7 +118,7 @@ def test_the_shipped_calibrations_come_from_a_dev_split_and_fit_todays_detectors
 
 def test_the_verdict_detector_is_the_best_on_the_foreign_dev_set():
     """`detectors.VERDICT_DETECTOR` follows the evidence: the highest mean dev ROC AUC among the
-    calibrations fitted on the Perspectrum-built dev set (never the sample data's)."""
+    calibrations fitted on the foreign NPOV dev set (never the sample data's)."""
     ranking = calibration.ranking(calibration.read(), FOREIGN_DEV)
     assert len(ranking) >= 6
     assert ranking[0][0] == detectors.VERDICT_DETECTOR

@@ -158,9 +158,9 @@ def test_an_example_a_detector_refuses_shows_its_reason_beside_the_others(inspec
     assert scored_detectors(inspect_page) == ["rouge"]
 
 
-def test_an_example_too_long_for_the_cross_encoder_keeps_its_verdict_and_says_what_was_left_out(inspect_page):
+def test_an_example_too_long_for_the_tagger_keeps_its_verdict_and_says_what_was_left_out(inspect_page):
     paste(inspect_page, line_of("many-arguments", 1))
     assert not inspect_page.exception
     assert detectors.VERDICT_DETECTOR in scored_detectors(inspect_page)
     captions = " ".join(c.value for c in inspect_page.caption)
-    assert "Cross-encoder (Perspectrum) could not read this example" in captions and "512" in captions
+    assert "Token tagger (MiniLM) could not read this example" in captions and "512" in captions

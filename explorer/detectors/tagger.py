@@ -1,0 +1,278 @@
+"""Token tagger: the packaged MiniLM reads the arguments and the response together and tags every
+token, in the manner of LettuceDetect (Kovács and Recski, 2025), both ways at once.
+
+One pass of a token classifier over `[CLS] arguments [SEP] response [SEP]` (the arguments as
+the curly-braces text of `explorer.text.prompts.curly_braces_arguments`, query included):
+
+- a **response** token is tagged 1 when no argument gives what it says (an invented statistic,
+  reason or example, also inside a sentence that states a given argument, and also in an
+  opener or a closing line: nothing is excused by its position);
+- an **argument** token is tagged 1 when the response leaves it out (the whole argument, or
+  the part a partial answer drops).
+
+Not in the paper (Chang et al. 2024 score examples and align words; they tag no tokens), and
+unlike LettuceDetect it also tags the context, which gives coverage its word scores. Word
+scores: a word takes its highest word piece's P(error). Example scores: `hallucination` is the
+response's highest word score; an argument's P(dropped) is the mean of its content words'
+scores, a perspective's its worst argument's, `coverage` the worst perspective's.
+
+A response too long for the encoder's 512 positions beside the arguments is read in windows of
+whole sentences, each with all the arguments: a response word is scored in its window, an
+argument word takes its lowest score over the windows (covered in any window is covered).
+Nothing is truncated; arguments that leave no room for a sentence raise `DetectorError`.
+
+Trained by `python -m explorer.training.tagger` (LoRA adapters and the tagging head through
+PEFT, about 2 MB); `training.json` beside the weights says on what and how.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from explorer.config import shipped_weights
+from explorer.data.example import Example
+from explorer.data.labels import SPAN_TASK
+from explorer.detectors.base import (
+    ArgumentWordScore,
+    Detector,
+    DetectorError,
+    DetectorResult,
+    Progress,
+    ResponseWordScore,
+)
+from explorer.detectors.ops.recent import RecentResults
+from explorer.models.encoder import default_model_path, encoder_identity
+from explorer.models.identity import folder_digest
+from explorer.models.trained import TrainedNotFoundError, find_trained
+from explorer.text.claims import sentence_spans
+from explorer.text.prompts import curly_braces_arguments
+from explorer.text.words import DEFAULT_SEGMENTER
+
+TRAINED_AS = "tagger"
+TASK = SPAN_TASK  # one model tags both error types: its folder is `<weights>/tokens`
+IGNORED = -100  # a token with no label (query, braces, special tokens): no loss, no score
+
+
+@dataclass(frozen=True)
+class Window:
+    """One encoder input: the arguments and a run of whole response sentences.
+
+    `places[i]` says what token i covers: `("response", start, end)` in the response,
+    `("argument", perspective, argument, start, end)` in that argument, or None.
+    """
+
+    input_ids: tuple[int, ...]
+    token_type_ids: tuple[int, ...]
+    places: tuple[tuple | None, ...]
+
+
+def load_token_classifier(path: Path):
+    """A BERT-style encoder folder as a two-way token classifier with a new head, and its tokenizer."""
+    from transformers import AutoModelForTokenClassification, AutoTokenizer
+    from transformers.utils import logging
+
+    verbosity = logging.get_verbosity()
+    logging.set_verbosity_error()  # the head is new (trained, or loaded from the adapter)
+    try:
+        model = AutoModelForTokenClassification.from_pretrained(path, num_labels=2)
+    finally:
+        logging.set_verbosity(verbosity)
+    return AutoTokenizer.from_pretrained(path), model.eval()
+
+
+def _argument_places(tokenizer, example: Example) -> tuple[list[int], list[tuple | None]]:
+    prompt = curly_braces_arguments(example)
+    encoded = tokenizer(prompt.text, add_special_tokens=False, return_offsets_mapping=True)
+    places: list[tuple | None] = []
+    for start, end in encoded["offset_mapping"]:
+        place = None
+        for span in prompt.arguments:
+            if span.start <= start and end <= span.end and start < end:
+                place = ("argument", span.perspective, span.argument, start - span.start, end - span.start)
+                break
+        places.append(place)
+    return list(encoded["input_ids"]), places
+
+
+def _response_runs(tokenizer, response: str, room: int) -> list[tuple[list[int], list[tuple]]]:
+    """The response's tokens in runs of whole sentences of at most `room` tokens (a longer
+    sentence is cut between its words)."""
+    pieces: list[tuple[int, int]] = []
+    for start, end in sentence_spans(response) or ((0, len(response)),):
+        pieces.append((start, end))
+    runs: list[tuple[list[int], list[tuple]]] = []
+    ids: list[int] = []
+    places: list[tuple] = []
+    for start, end in pieces:
+        encoded = tokenizer(response[start:end], add_special_tokens=False, return_offsets_mapping=True)
+        piece_ids = list(encoded["input_ids"])
+        piece_places = [("response", start + s, start + e) for s, e in encoded["offset_mapping"]]
+        while piece_ids:
+            if len(ids) + len(piece_ids) <= room:
+                ids += piece_ids
+                places += piece_places
+                piece_ids = []
+            elif ids:
+                runs.append((ids, places))
+                ids, places = [], []
+            else:  # one sentence longer than the room: cut it where a word starts
+                cut = room
+                while cut > 1 and piece_places[cut][1] == piece_places[cut - 1][2]:
+                    cut -= 1
+                runs.append((piece_ids[:cut], piece_places[:cut]))
+                piece_ids, piece_places = piece_ids[cut:], piece_places[cut:]
+    if ids or not runs:
+        runs.append((ids, places))
+    return runs
+
+
+MIN_ROOM = 32  # response word pieces a window must hold beside the arguments
+
+
+def windows(tokenizer, example: Example, limit: int) -> list[Window]:
+    """The encoder inputs covering the whole example; never truncates (see the module docstring)."""
+    argument_ids, argument_places = _argument_places(tokenizer, example)
+    room = limit - len(argument_ids) - 3  # [CLS], [SEP], [SEP]
+    if room < MIN_ROOM:
+        raise DetectorError(
+            f"the query and arguments are {len(argument_ids)} word pieces, leaving the tagger's {limit}-position "
+            f"encoder no room for the response; they are not truncated: shorten the arguments"
+        )
+    cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
+    result = []
+    for ids, places in _response_runs(tokenizer, example.response, room):
+        result.append(
+            Window(
+                input_ids=(cls, *argument_ids, sep, *ids, sep),
+                token_type_ids=(0,) * (len(argument_ids) + 2) + (1,) * (len(ids) + 1),
+                places=(None, *argument_places, None, *places, None),
+            )
+        )
+    return result
+
+
+def token_probabilities(model, tokenizer, batch: Sequence[Window]) -> list[np.ndarray]:
+    """P(error) of every token of each window (right padding; BERT positions are absolute)."""
+    features = tokenizer.pad(
+        [{"input_ids": list(w.input_ids), "token_type_ids": list(w.token_type_ids)} for w in batch],
+        return_tensors="pt",
+    )
+    logits = model(**features).logits
+    probabilities = torch.softmax(logits.double(), dim=-1)[..., 1].detach().numpy()
+    return [probabilities[i, : len(w.input_ids)] for i, w in enumerate(batch)]
+
+
+def word_scores(example: Example, scored: Sequence[tuple[Window, np.ndarray]]):
+    """Response words `(start, end, score)` and argument words `(p, a, start, end, score)`."""
+    response_pieces: list[tuple[int, int, float]] = []
+    argument_best: dict[tuple[int, int, int, int], float] = {}  # word -> its lowest score over windows
+    for window, probabilities in scored:
+        in_window: dict[tuple[int, int, int, int], float] = {}
+        for place, probability in zip(window.places, probabilities):
+            if place is None:
+                continue
+            if place[0] == "response":
+                response_pieces.append((place[1], place[2], float(probability)))
+            else:
+                in_window[place[1:]] = float(probability)
+        for key, value in _argument_words(example, in_window).items():
+            argument_best[key] = min(value, argument_best.get(key, 1.0))
+    response = [
+        (word.start, word.end, max((s for a, b, s in response_pieces if a < word.end and word.start < b), default=0.0))
+        for word in DEFAULT_SEGMENTER.content_words(example.response)
+    ]
+    arguments = [(p, a, start, end, score) for (p, a, start, end), score in sorted(argument_best.items())]
+    return response, arguments
+
+
+def _argument_words(example: Example, pieces: dict[tuple[int, int, int, int], float]) -> dict:
+    words = {}
+    for p, a, text in example.arguments():
+        for word in DEFAULT_SEGMENTER.content_words(text):
+            inside = [
+                s
+                for (pp, aa, start, end), s in pieces.items()
+                if (pp, aa) == (p, a) and start < word.end and word.start < end
+            ]
+            if inside:
+                words[(p, a, word.start, word.end)] = max(inside)
+    return words
+
+
+class TaggerDetector(Detector):
+    name = "tagger"
+    version = "1"
+    remembered = 256
+    shipped = shipped_weights(TRAINED_AS)
+
+    def __init__(self, *, encoder_path: str | Path | None = None, batch_size: int = 8, threads: int | None = 1):
+        from peft import PeftModel
+
+        path = Path(encoder_path) if encoder_path else default_model_path()
+        self.identity = encoder_identity(path)
+        try:
+            adapter = find_trained(TRAINED_AS, self.identity, TASK, self.shipped)
+        except TrainedNotFoundError as error:
+            raise DetectorError(str(error)) from error
+        self.digest = folder_digest(adapter)
+        self.tokenizer, base = load_token_classifier(path)
+        self.limit = int(base.config.max_position_embeddings)
+        self.model = PeftModel.from_pretrained(base, adapter).eval()
+        self.batch_size = batch_size
+        self.threads = threads  # one thread: two busy-waiting threads were slower on shared 2-core machines
+        self._recent = RecentResults(self.remembered)
+
+    def config(self) -> dict:
+        return {"adapter": self.digest}
+
+    def model_identity(self) -> str:
+        return f"{self.identity}+tagger({self.digest[:16]})"
+
+    def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
+        return self._recent.get(example, self._score)
+
+    def probabilities(self, example: Example) -> list[tuple[Window, np.ndarray]]:
+        inputs = windows(self.tokenizer, example, self.limit)
+        previous = torch.get_num_threads()
+        if self.threads:
+            torch.set_num_threads(self.threads)
+        try:
+            with torch.no_grad():
+                scored = []
+                for i in range(0, len(inputs), self.batch_size):
+                    batch = inputs[i : i + self.batch_size]
+                    scored += zip(batch, token_probabilities(self.model, self.tokenizer, batch))
+                return scored
+        finally:
+            torch.set_num_threads(previous)
+
+    def _score(self, example: Example) -> DetectorResult:
+        response, arguments = word_scores(example, self.probabilities(example))
+        return result_from_words(self, example, response, arguments)
+
+
+def result_from_words(detector: Detector, example: Example, response, arguments) -> DetectorResult:
+    """The example scores from the word scores (see the module docstring)."""
+    by_argument: dict[tuple[int, int], list[float]] = {}
+    for p, a, _, _, score in arguments:
+        by_argument.setdefault((p, a), []).append(score)
+    per_perspective = {
+        perspective.name: max(
+            (float(np.mean(by_argument.get((p, a), [0.0]))) for a in range(len(perspective.arguments))), default=0.0
+        )
+        for p, perspective in enumerate(example.perspectives)
+    }
+    return DetectorResult(
+        detector=detector.name,
+        hallucination=max((score for _, _, score in response), default=0.0),
+        coverage=max(per_perspective.values(), default=0.0),
+        per_perspective=per_perspective,
+        response_words=tuple(ResponseWordScore(*w) for w in response),
+        argument_words=tuple(ArgumentWordScore(*w) for w in arguments),
+        info=detector.info(),
+    )

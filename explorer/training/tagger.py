@@ -1,0 +1,273 @@
+"""Training the token tagger (`explorer.detectors.tagger`): LoRA adapters and a tagging head on MiniLM.
+
+    python -m explorer.data.written --out ~/.cache/rag-error-explorer/written.jsonl
+    python -m explorer build-data --out ~/.cache/rag-error-explorer/perspectrum.jsonl
+    python -m explorer.training.tagger --data ~/.cache/rag-error-explorer/written.jsonl \
+        ~/.cache/rag-error-explorer/perspectrum.jsonl --work ~/.cache/rag-error-explorer/tagger-run
+
+Every labelled train-split example of the given files is read (error-free, organic, ambiguous
+and synthetic alike: the tagger learns from spans, not from an example's kind); each token gets
+its gold tag (`token_tags`): a response token inside a `hallucinated_spans` span, an argument
+token of an argument `uncovered` names (whole, or inside its `spans`). Batches hold windows of
+similar length (less padding, which costs CPU time); the loss is cross-entropy over tagged
+tokens.
+
+Chosen on the dev file (`--dev`, default the foreign NPOV dev set: selection only, no gradient
+step ever reads it): every `--eval-every` steps the mean of the hallucination and coverage
+example-level ROC AUCs is measured and the best step's adapter kept. The run is resumable: the
+adapter, the optimizer and the step are saved in `--work` at every evaluation, and a rerun with
+the same `--work` continues from there. One torch thread by default; progress and an ETA are
+printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from explorer.data.example import Example
+from explorer.data.jsonl import parse_jsonl
+from explorer.data.labels import ERROR_TYPES, has_error, is_ambiguous, is_error_free
+from explorer.detectors.tagger import (
+    IGNORED,
+    TASK,
+    TaggerDetector,
+    Window,
+    load_token_classifier,
+    result_from_words,
+    token_probabilities,
+    windows,
+    word_scores,
+)
+from explorer.evaluation.statistics import roc_auc
+from explorer.models.encoder import default_model_path, encoder_identity
+from explorer.training.data import TRAIN_PARTS, claim_half, save_peft, torch_training, training_record
+
+LORA_TARGETS = ["query", "key", "value", "dense"]
+FOREIGN_DEV = Path("../shared/data/npov_foreign/dev.jsonl")
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    steps: int = 1200
+    batch_size: int = 8
+    learning_rate: float = 5e-4
+    eval_every: int = 200
+    rank: int = 16
+    seed: int = 0
+
+
+def token_tags(example: Example, window: Window) -> list[int]:
+    """The gold tag of each token of the window (`IGNORED` where nothing is tagged)."""
+    invented = example.labels.hallucinated_spans
+    dropped: dict[tuple[int, int], tuple | None] = {
+        (u.perspective, u.argument): u.spans for u in example.labels.uncovered
+    }
+    tags = []
+    for place in window.places:
+        if place is None:
+            tags.append(IGNORED)
+        elif place[0] == "response":
+            tags.append(int(any(place[1] < end and start < place[2] for start, end in invented)))
+        else:
+            _, p, a, start, end = place
+            spans = dropped.get((p, a), ())
+            tags.append(int(spans is None or any(start < e and s < end for s, e in spans)))
+    return tags
+
+
+def labelled_train(paths: Sequence[Path]) -> list[Example]:
+    examples = []
+    for path in paths:
+        for example in parse_jsonl(Path(path)).examples:
+            labels = example.labels
+            if example.split == "train" and labels.hallucination is not None and labels.coverage_error is not None:
+                examples.append(example)
+    return examples
+
+
+def dev_targets(examples: Sequence[Example], error_type: str) -> list[tuple[int, int]]:
+    """(index, 1 if the error) over error-free examples and unambiguous examples with the error."""
+    return [
+        (i, int(has_error(e.labels, error_type)))
+        for i, e in enumerate(examples)
+        if is_error_free(e.labels) or (has_error(e.labels, error_type) and not is_ambiguous(e.labels))
+    ]
+
+
+def dev_aucs(model, tokenizer, examples: Sequence[Example], limit: int) -> dict[str, float]:
+    class _Scorer:  # the detector's own aggregation, on the model being trained
+        name = "tagger"
+
+        def info(self):
+            return {}
+
+    results = []
+    with torch.no_grad():
+        for example in examples:
+            inputs = windows(tokenizer, example, limit)
+            scored = list(zip(inputs, token_probabilities(model, tokenizer, inputs)))
+            results.append(result_from_words(_Scorer(), example, *word_scores(example, scored)))
+    aucs = {}
+    for error_type in ERROR_TYPES:
+        pairs = dev_targets(examples, error_type)
+        aucs[error_type] = roc_auc([t for _, t in pairs], [getattr(results[i], error_type) for i, _ in pairs])
+    return aucs
+
+
+def _batches(items: list[tuple[Window, list[int]]], size: int, rng: random.Random) -> list[list[int]]:
+    """Indices in batches of similar length, in a shuffled order."""
+    order = sorted(range(len(items)), key=lambda i: (len(items[i][0].input_ids), rng.random()))
+    batches = [order[i : i + size] for i in range(0, len(order), size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def _loss(model, tokenizer, batch: list[tuple[Window, list[int]]]) -> torch.Tensor:
+    features = tokenizer.pad(
+        [{"input_ids": list(w.input_ids), "token_type_ids": list(w.token_type_ids)} for w, _ in batch],
+        return_tensors="pt",
+    )
+    width = features["input_ids"].shape[1]
+    labels = torch.tensor([tags + [IGNORED] * (width - len(tags)) for _, tags in batch])
+    logits = model(**features).logits
+    return torch.nn.functional.cross_entropy(logits.reshape(-1, 2), labels.reshape(-1), ignore_index=IGNORED)
+
+
+def train(
+    train_set: Sequence[Example],
+    dev_set: Sequence[Example],
+    settings: TrainingSettings,
+    work: Path,
+    *,
+    log=print,
+):
+    from peft import LoraConfig, TaskType, get_peft_model, set_peft_model_state_dict
+    from safetensors.torch import load_file
+
+    started = time.monotonic()
+    torch.manual_seed(settings.seed)
+    path = default_model_path()
+    tokenizer, base = load_token_classifier(path)
+    limit = int(base.config.max_position_embeddings)
+    lora = {"r": settings.rank, "alpha": 2 * settings.rank, "dropout": 0.1, "targets": LORA_TARGETS}
+    config = LoraConfig(
+        task_type=TaskType.TOKEN_CLS,
+        r=lora["r"],
+        lora_alpha=lora["alpha"],
+        lora_dropout=lora["dropout"],
+        target_modules=LORA_TARGETS,
+    )
+    model = get_peft_model(base, config)
+    items = [(w, token_tags(e, w)) for e in train_set for w in windows(tokenizer, e, limit)]
+    positives = sum(t == 1 for _, tags in items for t in tags)
+    tagged = sum(t != IGNORED for _, tags in items for t in tags)
+    log(f"{len(train_set)} examples, {len(items)} windows, {tagged} tagged tokens ({positives} errors)")
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min(1.0, (step + 1) / 50) * max(0.05, 1 - step / settings.steps)
+    )
+    state = {"step": 0, "losses": [], "aucs": [], "best": None}
+    work.mkdir(parents=True, exist_ok=True)
+    if (work / "state.json").is_file():
+        state = json.loads((work / "state.json").read_text())
+        set_peft_model_state_dict(model, load_file(work / "last" / "adapter_model.safetensors"))
+        optimizer.load_state_dict(torch.load(work / "optimizer.pt"))
+        scheduler.load_state_dict(torch.load(work / "scheduler.pt"))
+        log(f"resumed at step {state['step']}")
+    rng = random.Random(f"{settings.seed}:{state['step']}")
+    queue: list[list[int]] = []
+    step_started = time.monotonic()
+    first_step = state["step"]
+    while state["step"] < settings.steps:
+        if not queue:
+            queue = _batches(items, settings.batch_size, rng)
+        model.train()
+        loss = _loss(model, tokenizer, [items[i] for i in queue.pop()])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        state["step"] += 1
+        step = state["step"]
+        state["losses"].append((step, round(loss.item(), 5)))
+        if step % 10 == 0:
+            rate = (time.monotonic() - step_started) / (step - first_step)
+            recent = np.mean([value for _, value in state["losses"][-10:]])
+            eta = rate * (settings.steps - step) / 60
+            log(f"step {step}/{settings.steps}: loss {recent:.4f}, {rate:.2f} s/step, ETA {eta:.0f} min")
+        if step % settings.eval_every == 0 or step == settings.steps:
+            model.eval()
+            aucs = dev_aucs(model, tokenizer, dev_set, limit)
+            mean = float(np.mean(list(aucs.values())))
+            state["aucs"].append((step, aucs))
+            log(f"step {step}: dev ROC AUC hallucination {aucs['hallucination']:.3f}, coverage {aucs['coverage']:.3f}")
+            if state["best"] is None or mean >= state["best"][1]:
+                state["best"] = (step, mean)
+                model.save_pretrained(work / "best", save_embedding_layers=False)
+            model.save_pretrained(work / "last", save_embedding_layers=False)
+            torch.save(optimizer.state_dict(), work / "optimizer.pt")
+            torch.save(scheduler.state_dict(), work / "scheduler.pt")
+            (work / "state.json").write_text(json.dumps(state))
+    set_peft_model_state_dict(model, load_file(work / "best" / "adapter_model.safetensors"))
+    model.eval()
+    record = training_record(
+        TASK,
+        encoder_identity(path),
+        train_set,
+        dev_set,
+        dev_is_held_out=True,
+        started=started,
+        dev_roc_auc=state["aucs"],
+        lora=lora,
+        train_windows=len(items),
+        train_tagged_tokens=tagged,
+        train_error_tokens=positives,
+        **torch_training(settings, state["losses"], state["best"][0]),
+    )
+    return model, record
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Train the token tagger (explorer.detectors.tagger).")
+    parser.add_argument("--data", type=Path, nargs="+", required=True, help="example files; their train split is read")
+    parser.add_argument("--dev", type=Path, default=FOREIGN_DEV, help="dev file the step is chosen on")
+    parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
+    parser.add_argument("--out", type=Path, default=TaggerDetector.shipped)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--part",
+        choices=TRAIN_PARTS,
+        default="all",
+        help="all train claims, or the half for a stacked component (explorer.training.data.claim_half)",
+    )
+    for name, value in vars(TrainingSettings()).items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    settings = TrainingSettings(**{k: getattr(args, k) for k in vars(TrainingSettings())})
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    train_set = [e for e in labelled_train(args.data) if args.part == "all" or claim_half(e) == args.part]
+    dev_set = [e for e in parse_jsonl(args.dev).examples if e.labels.hallucination is not None]
+    model, record = train(train_set, dev_set, settings, args.work, log=log)
+    record["train_data"] = [str(p) for p in args.data] + (
+        [f"the {args.part} half of the claims"] if args.part != "all" else []
+    )
+    record["dev_data"] = str(args.dev)
+    record["command"] = "python -m explorer.training.tagger " + " ".join(sys.argv[1:] if argv is None else argv)
+    save_peft(model, record, args.out / TASK)
+    log(f"kept step {record['kept_step']}, written to {args.out / TASK}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

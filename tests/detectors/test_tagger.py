@@ -1,0 +1,154 @@
+"""The token tagger: windows that never truncate, gold tags on the right tokens, the shipped
+adapter matching its record, and what it was trained for (invented clauses and closers flagged)."""
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+
+from explorer.data.example import Labels, UncoveredArgument
+from explorer.detectors import DetectorError
+from explorer.detectors.tagger import IGNORED, TASK, TaggerDetector, load_token_classifier, windows
+from explorer.models.encoder import default_model_path
+from explorer.models.trained import TRAINING_FILE
+from explorer.training import tagger as training
+from tests.helpers import make_example
+
+SUPPORTED = "Supporters say a sugar tax cuts consumption"
+CLAUSE = ", since a 2018 Oxford study found soda sales fell 38 percent in Mexico"
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return load_token_classifier(default_model_path())[0]
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return TaggerDetector()
+
+
+def _sugar(response):
+    return make_example(
+        response,
+        ("pro", ["A sugar tax cuts consumption."]),
+        ("con", ["Sugar taxes hurt poor families the most."]),
+    )
+
+
+def test_a_long_response_is_read_in_windows_that_cover_every_word_once(tokenizer):
+    sentence = "Critics add that the levy weighs on households with the least money to spare. "
+    example = _sugar(sentence * 120)
+    found = windows(tokenizer, example, 512)
+    assert len(found) > 1 and all(len(w.input_ids) <= 512 for w in found)
+    covered = [place[1:] for w in found for place in w.places if place and place[0] == "response"]
+    assert len(covered) == len(set(covered))
+    text = "".join(example.response[s:e] for s, e in covered)
+    assert text == example.response.replace(" ", "")
+
+
+def test_arguments_leaving_no_room_are_refused_not_cut(tokenizer):
+    example = make_example("A short answer.", ("pro", ["word " * 600]))
+    with pytest.raises(DetectorError, match="not truncated"):
+        windows(tokenizer, example, 512)
+
+
+def test_gold_tags_mark_the_invented_words_and_the_dropped_argument(tokenizer):
+    response = SUPPORTED + CLAUSE + "."
+    start = response.index(CLAUSE) + 2
+    example = _sugar(response).replace(
+        labels=Labels(
+            hallucination=True,
+            coverage_error=True,
+            hallucinated_spans=((start, len(response) - 1),),
+            uncovered=(UncoveredArgument(1, 0),),
+        )
+    )
+    [window] = windows(tokenizer, example, 512)
+    tags = training.token_tags(example, window)
+    tagged = {tokenizer.convert_ids_to_tokens(i) for i, t in zip(window.input_ids, tags) if t == 1}
+    assert {"2018", "oxford", "mexico", "poor", "families"} <= tagged
+    assert not {"supporters", "consumption"} & {
+        tokenizer.convert_ids_to_tokens(i)
+        for i, t, p in zip(window.input_ids, tags, window.places)
+        if t == 1 and p[0] == "response"
+    }
+    assert all(t == IGNORED for t, p in zip(tags, window.places) if p is None)
+
+
+def test_the_shipped_adapter_matches_its_record():
+    folder = TaggerDetector.shipped / TASK
+    record = json.loads((folder / TRAINING_FILE).read_text())
+    weights = (folder / "adapter_model.safetensors").read_bytes()
+    assert record["weights_sha256"] == hashlib.sha256(weights).hexdigest()
+    assert record["model"] == TaggerDetector().identity
+
+
+@pytest.mark.slow
+def test_an_invented_clause_inside_a_supported_sentence_outscores_the_words_beside_it(detector):
+    clean = _sugar(SUPPORTED + ". Critics answer that such taxes hurt poor families the most.")
+    woven = _sugar(SUPPORTED + CLAUSE + ". Critics answer that such taxes hurt poor families the most.")
+    words = {woven.response[w.start : w.end]: w.score for w in detector.score(woven).response_words}
+    assert min(words[w] for w in ("Oxford", "Mexico", "percent")) > max(words[w] for w in ("Supporters", "consumption"))
+    assert detector.score(woven).hallucination > detector.score(clean).hallucination
+
+
+@pytest.mark.slow
+def test_an_invented_closing_line_on_the_topic_is_flagged_and_a_content_free_one_is_not(detector):
+    body = "Supporters say a sugar tax cuts consumption. Critics answer that it hurts poor families the most. "
+    framed = _sugar(body + "In the end, how you weigh these points depends on your values.")
+    invented = _sugar(body + "Notably, the World Health Organization has urged every country to tax sugary drinks.")
+    assert detector.score(invented).hallucination > 0.5 > detector.score(framed).hallucination
+
+
+@pytest.mark.slow
+def test_a_dropped_argument_raises_its_perspectives_coverage_score(detector):
+    full = _sugar("Supporters say a sugar tax cuts consumption. Critics answer that it hurts poor families the most.")
+    dropped = _sugar("Supporters say a sugar tax cuts consumption. It is a debated policy.")
+    assert detector.score(dropped).per_perspective["con"] > 0.5 > detector.score(full).per_perspective["con"]
+
+
+@pytest.mark.slow
+def test_a_few_steps_train_save_reload_and_score_identically(tmp_path, monkeypatch):
+    import torch
+
+    from explorer.training.data import save_peft
+
+    response = SUPPORTED + CLAUSE + ". Critics answer that it hurts poor families the most."
+    start = response.index(CLAUSE) + 2
+    examples = [
+        _sugar(response).replace(labels=Labels(False, False), split="train", id="clean"),
+        _sugar(response).replace(
+            labels=Labels(True, False, hallucinated_spans=((start, response.index(".")),)), split="train", id="bad"
+        ),
+    ]
+    settings = training.TrainingSettings(steps=3, batch_size=2, eval_every=3, rank=2)
+    model, record = training.train(examples, examples, settings, tmp_path / "work", log=lambda _: None)
+    save_peft(model, record, tmp_path / "out" / TASK)
+    monkeypatch.setattr(TaggerDetector, "shipped", tmp_path / "out")
+    [(window, reloaded)] = TaggerDetector().probabilities(examples[1])
+    tokenizer = load_token_classifier(default_model_path())[0]
+    with torch.no_grad():
+        [direct] = training.token_probabilities(model.eval(), tokenizer, [window])
+    np.testing.assert_allclose(reloaded, direct, atol=1e-6)
+    assert record["kept_step"] == 3 and [step for step, _ in record["loss"]] == [1, 2, 3]
+
+
+def test_the_shipped_adapter_was_trained_on_todays_builds(perspectrum_file, written_file):
+    """The record's data hash is that of the set its recorded command assembles from today's
+    Perspectrum build and team-written corpus build (their spans included)."""
+    import shlex
+    from pathlib import Path
+
+    from explorer.training.data import claim_half, data_digest
+    from tests.helpers import ROOT
+
+    record = json.loads((TaggerDetector.shipped / TASK / TRAINING_FILE).read_text())
+    options = shlex.split(record["command"])[3:]
+    files = options[options.index("--data") + 1 : next(i for i, o in enumerate(options) if o.startswith("--") and i > 1)]
+    built = {"written.jsonl": written_file, "perspectrum.jsonl": perspectrum_file}
+    paths = [built.get(Path(f).name, ROOT / f) for f in files]
+    part = options[options.index("--part") + 1]
+    train_set = [e for e in training.labelled_train(paths) if claim_half(e) == part]
+    assert record["train_data_sha256"] == data_digest(train_set, TASK)
