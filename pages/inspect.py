@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import detectors
 from explorer.data.example import Example, Perspective
-from explorer.ui import claims, editor, links, phenomena, results, state, trust, verdict, word_map
+from explorer.ui import claims, editor, generate, links, phenomena, results, state, trust, verdict, word_map
 from explorer.ui.frame import page_frame
 from explorer.ui.text import literal
 
@@ -27,6 +27,8 @@ st.title(
 )
 
 links.apply_example_link()
+backend, settings = generate.sidebar_settings()
+generate.take_finished(PREFIX)  # before the editor: a finished answer becomes its response
 samples = state.sample_examples()
 current = st.session_state.get(state.CURRENT_EXAMPLE) or (samples[0] if samples else BLANK)
 pick, paste, download = st.columns([3, 3, 2], vertical_alignment="bottom")
@@ -40,7 +42,8 @@ with pick_slot:
 st.session_state[state.CURRENT_EXAMPLE] = example
 in_link = links.sync_example_link(example)
 
-results.show_example_header(example)
+results.show_example_header(example, beside=lambda: generate.buttons(example, problems, backend, settings))
+generate.show_progress()
 if problems:
     st.error("Fix these fields to score the example:\n\n" + "\n".join(f"- {literal(str(p))}" for p in problems))
     st.stop()

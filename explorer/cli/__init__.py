@@ -3,7 +3,8 @@
 Exit codes: 0 all good; 1 some input lines were invalid or some examples could not be scored
 (everything else was still processed and written); 2 bad usage (unknown option or detector, an
 option out of range, an output that would overwrite an input, a model that cannot be used);
-3 an input file could not be read or the output could not be written.
+3 an input file could not be read or the output could not be written; 4 the generation server
+(`explorer generate --base-url`) could not be reached, did not answer in time or answered an error.
 
 Outputs are written whole or not at all (`explorer.files.atomic_writer`): a failed or killed run
 leaves the previous output as it was. `--quiet` leaves only errors and warnings on stderr: no
@@ -18,9 +19,9 @@ from collections.abc import Sequence
 
 from explorer import console
 from explorer.cli import extras, score, train
-from explorer.cli.common import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, CliError
+from explorer.cli.common import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_SERVER, EXIT_USAGE, CliError
 
-__all__ = ["EXIT_IO", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "build_parser", "main"]
+__all__ = ["EXIT_IO", "EXIT_OK", "EXIT_PARTIAL", "EXIT_SERVER", "EXIT_USAGE", "build_parser", "main"]
 from explorer.files import WriteError
 from explorer.models.language_model import InvalidModelError
 

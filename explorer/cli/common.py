@@ -19,7 +19,7 @@ from explorer.scoring import ray_engine
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.runner import ScoredExample, score_requests
 
-EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_IO = 0, 1, 2, 3
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_IO, EXIT_SERVER = 0, 1, 2, 3, 4
 
 
 class CliError(Exception):

@@ -19,6 +19,7 @@ from explorer.cli.common import (
     EXIT_IO,
     EXIT_OK,
     EXIT_PARTIAL,
+    EXIT_SERVER,
     EXIT_USAGE,
     CliError,
     load,
@@ -45,8 +46,10 @@ def _write_atomically(path: Path, text: str) -> None:
 
 def run_generate(args: argparse.Namespace) -> int:
     from explorer.data.jsonl import dumps
-    from explorer.generation.npov import ContextTooLongError, GenerationSettings, NpovGenerator, find_soft_prompt
-    from explorer.models.language_model import ModelNotFoundError, load_language_model
+    from explorer.generation.backends import Backend, load_generator
+    from explorer.generation.base import GenerationSettings
+    from explorer.generation.npov import ContextTooLongError
+    from explorer.generation.server import ServerError
 
     loaded = load(args.input)
     try:
@@ -59,26 +62,26 @@ def run_generate(args: argparse.Namespace) -> int:
         )
     except ValueError as error:
         raise CliError(str(error), EXIT_USAGE) from error
+    if args.base_url is None and args.api_key_env is not None:
+        raise CliError("--api-key-env: only with --base-url (a model run here needs no key)", EXIT_USAGE)
     if args.threads:
         import torch
 
         torch.set_num_threads(args.threads)
+    backend = Backend(
+        model=args.model or "",
+        base_url=args.base_url or "",
+        api_key_env=args.api_key_env or "",
+        timeout=args.timeout,
+        retries=args.retries,
+        soft_prompt=args.soft_prompt,
+    )
     try:
-        language_model = load_language_model(args.model)
-    except ModelNotFoundError as error:
+        generator = load_generator(backend)
+    except ValueError as error:
         raise CliError(str(error), EXIT_USAGE) from error
-    soft_prompt = (
-        None
-        if args.soft_prompt == "none"
-        else (find_soft_prompt(language_model.identity) if args.soft_prompt == "auto" else Path(args.soft_prompt))
-    )
-    if soft_prompt is not None and not soft_prompt.is_dir():
-        raise CliError(f"--soft-prompt: {soft_prompt} is not a folder", EXIT_USAGE)
-    generator = NpovGenerator(language_model, soft_prompt)
-    print(
-        f"generating with {generator.identity}{' and soft prompt ' + str(soft_prompt) if soft_prompt else ''}",
-        file=sys.stderr,
-    )
+    if not args.quiet:
+        print(f"generating with {', '.join(f'{k} {v}' for k, v in generator.generated_by.items())}", file=sys.stderr)
     written, refused = [], 0
     for example in tqdm(loaded.examples, unit="example", file=sys.stderr, disable=args.quiet):
         try:
@@ -86,20 +89,31 @@ def run_generate(args: argparse.Namespace) -> int:
         except ContextTooLongError as error:
             refused += 1
             tqdm.write(f"{example.id}: refused: {error}", file=sys.stderr)
+        except ServerError as error:  # the server's answers would all fail alike: stop
+            raise CliError(f"{example.id}: {error}; nothing was written", EXIT_SERVER) from error
     _write_atomically(args.out, "".join(line + "\n" for line in written))
-    print(f"wrote {len(written)} response(s) to {args.out}; {refused} refused", file=sys.stderr)
+    if not args.quiet:
+        print(f"wrote {len(written)} response(s) to {args.out}; {refused} refused", file=sys.stderr)
     return EXIT_OK if loaded.ok and not refused else EXIT_PARTIAL
 
 
 def add_generate_parser(commands) -> None:
+    from explorer.generation.server import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_RETRIES
+
     generate = commands.add_parser(
-        "generate", help="write responses with the NPOV response generator (the paper's §2.1) on a local LM"
+        "generate",
+        help="write responses with the NPOV response generator (the paper's §2.1): a local LM, or a model on an "
+        "OpenAI-compatible server (--base-url)",
     )
     generate.add_argument("input", type=Path, help="JSON Lines examples (their responses are not read)")
     generate.add_argument(
         "--out", type=Path, required=True, help="output JSON Lines: the examples, new responses, no labels"
     )
-    generate.add_argument("--model", help="causal LM: a local HF folder or .gguf file (default: packaged SmolLM2)")
+    generate.add_argument(
+        "--model",
+        help="causal LM: a local HF folder or .gguf file (default: packaged SmolLM2); with --base-url, the name "
+        "the server gives its model",
+    )
     generate.add_argument("--seed", type=int, default=0, help="random seed for --sample (default 0)")
     generate.add_argument("--max-new-tokens", type=int, default=400, help="most tokens to write (default 400)")
     generate.add_argument("--sample", action="store_true", help="sample instead of greedy decoding")
@@ -109,9 +123,29 @@ def add_generate_parser(commands) -> None:
         "--soft-prompt",
         default="auto",
         help="auto: the soft prompt `explorer train --task generator` trained for the model, if any; "
-        "none; or a trained folder (default auto)",
+        "none; or a trained folder (default auto; a model run here only)",
     )
     generate.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
+    server = generate.add_argument_group("OpenAI-compatible server (vLLM, Ollama, llama.cpp, TGI, transformers serve)")
+    server.add_argument("--base-url", help="the server's API address, e.g. http://127.0.0.1:8000/v1")
+    server.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        help="the environment variable holding the API key (the key is never written anywhere; default: no key)",
+    )
+    server.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds to wait to connect and for each piece of an answer (default {DEFAULT_TIMEOUT:g})",
+    )
+    server.add_argument(
+        "--retries",
+        type=int,
+        default=DEFAULT_RETRIES,
+        help=f"retries of a failed connection, a time-out, 408, 409, 429 or 5xx, 0-{MAX_RETRIES} "
+        f"(default {DEFAULT_RETRIES})",
+    )
     generate.add_argument("--quiet", action="store_true", help="no progress bar")
     generate.set_defaults(run=run_generate)
 

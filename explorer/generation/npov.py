@@ -1,5 +1,6 @@
-"""The NPOV response generator (Chang et al. 2024, §2.1): a local causal LM writes the response
-to a query from the retrieved perspectives.
+"""The NPOV response generator (Chang et al. 2024, §2.1) run in this process: a local causal LM
+writes the response to a query from the retrieved perspectives (`explorer.generation.server`
+does the same through a model on an OpenAI-compatible server).
 
 The model reads the paper's curly-braces input (`explorer.text.prompts.npov_prompt`: the
 instruction, `{query: ...}`, then one `{name: {argument} {argument}}` line per perspective) in
@@ -20,13 +21,12 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from explorer.config import shipped_weights
-from explorer.data.example import Example, Labels
-from explorer.data.synthetic import VERBALIZATIONS
+from explorer.data.example import Example
+from explorer.generation.base import DEFAULT_SETTINGS, GenerationSettings, Generator
 from explorer.models.language_model import LanguageModel
 from explorer.models.trained import TrainedNotFoundError, find_trained
 from explorer.text.prompts import npov_prompt
@@ -34,27 +34,6 @@ from explorer.text.prompts import npov_prompt
 METHOD, TASK = "generator", "npov"
 NUM_VIRTUAL_TOKENS = 5
 WEIGHTS_FILE = "adapter_model.safetensors"
-
-
-@dataclass(frozen=True)
-class GenerationSettings:
-    max_new_tokens: int = 400
-    sample: bool = False
-    temperature: float = 0.7
-    top_p: float = 0.9
-    seed: int = 0
-
-    def __post_init__(self):
-        if self.max_new_tokens < 1:
-            raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens}")
-        if self.sample and not (self.temperature > 0 and 0 < self.top_p <= 1):
-            raise ValueError("sampling needs temperature > 0 and 0 < top_p <= 1")
-
-    def to_dict(self) -> dict[str, Any]:
-        settings = asdict(self)
-        if not self.sample:  # greedy decoding reads neither
-            del settings["temperature"], settings["top_p"]
-        return settings
 
 
 class ContextTooLongError(ValueError):
@@ -79,8 +58,8 @@ def find_soft_prompt(model_identity: str) -> Path | None:
         return None
 
 
-class NpovGenerator:
-    """A frozen causal LM, optionally with a trained soft prompt, that writes NPOV responses."""
+class NpovGenerator(Generator):
+    """A frozen causal LM run in this process, optionally with a trained soft prompt, that writes NPOV responses."""
 
     def __init__(self, language_model: LanguageModel, soft_prompt: Path | None = None):
         self.language_model = language_model
@@ -102,6 +81,10 @@ class NpovGenerator:
         base = self.language_model.identity
         return f"{base}+prompt({self.prompt_digest[:16]})" if self.prompt_digest else base
 
+    @property
+    def generated_by(self) -> dict[str, str]:
+        return {"model": self.identity}
+
     def prompt_ids(self, example: Example):
         """Token ids of the NPOV prompt, shape (1, prompt tokens)."""
         text = npov_prompt(example, self.language_model.tokenizer).text
@@ -118,16 +101,12 @@ class NpovGenerator:
     def generate(
         self,
         example: Example,
-        settings: GenerationSettings = GenerationSettings(),
+        settings: GenerationSettings = DEFAULT_SETTINGS,
         *,
         on_text: Callable[[str], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> str:
-        """The response to `example`'s query and perspectives (its own response is not read).
-
-        `on_text` receives the text as it is decoded (for streaming); when `cancelled()` turns
-        true, decoding stops after the current token and the text so far is returned.
-        """
+        """See `Generator.generate`; an input beyond the model's context raises `ContextTooLongError`."""
         import torch
         from transformers import StoppingCriteria, StoppingCriteriaList, TextStreamer
 
@@ -162,14 +141,3 @@ class NpovGenerator:
                 **options,
             )
         return tokenizer.decode(output[0, ids.shape[1] :], skip_special_tokens=True).strip()
-
-    def generated_example(self, example: Example, settings: GenerationSettings = GenerationSettings()) -> Example:
-        """`example` with a generated response, no labels and no `verbalizations` (both described
-        the old response), and the model and settings that wrote it under `model` and `generation`."""
-        response = self.generate(example, settings)
-        extra = {
-            **{key: value for key, value in example.extra.items() if key != VERBALIZATIONS},
-            "model": self.identity,
-            "generation": {**settings.to_dict(), "soft_prompt": self.prompt_digest},
-        }
-        return example.replace(response=response, labels=Labels(), extra=extra)

@@ -165,6 +165,15 @@ def _load_gguf(gguf: Path, identity: str):
     return tokenizer, model
 
 
+def dequantized_folder(spec: str | os.PathLike | None = None) -> Path:
+    """The float32 safetensors folder `load_language_model` converts a GGUF model to (there once
+    it has loaded the model): a plain model folder, e.g. for a server to load the same weights."""
+    path = resolve_spec(spec)
+    if not path.is_file():
+        raise InvalidModelError(f"{path} is a model folder already: only a GGUF file is converted")
+    return _converted_folder(path, model_identity(path))
+
+
 _LOCK = threading.Lock()
 
 

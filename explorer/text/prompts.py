@@ -9,7 +9,8 @@ NPOV task prompt here is the query, then each perspective's arguments:
     {con: {They limit self-expression.}}
 
 It is wrapped in the model's chat template when the tokenizer has one (the response is then
-the assistant turn), else followed by a blank line. Each argument's character span in the final
+the assistant turn), else followed by a blank line; a server that applies the template itself
+gets it as the user's chat message (`npov_messages`). Each argument's character span in the final
 text is recorded, so salience can map prompt tokens back to argument words exactly.
 """
 
@@ -67,6 +68,11 @@ def curly_braces_arguments(example: Example) -> Prompt:
     return Prompt("".join(builder.parts), tuple(builder.arguments))
 
 
+def user_turn(text: str) -> list[dict[str, str]]:
+    """`text` as the user's message of a chat, the only message."""
+    return [{"role": "user", "content": text}]
+
+
 def wrap_in_chat(tokenizer, content: Prompt) -> Prompt:
     """`content` as the user turn of the tokenizer's chat template, ready for the answer.
 
@@ -74,9 +80,7 @@ def wrap_in_chat(tokenizer, content: Prompt) -> Prompt:
     the content: the template is required to copy the user text verbatim.
     """
     if getattr(tokenizer, "chat_template", None):
-        text = tokenizer.apply_chat_template(
-            [{"role": "user", "content": content.text}], add_generation_prompt=True, tokenize=False
-        )
+        text = tokenizer.apply_chat_template(user_turn(content.text), add_generation_prompt=True, tokenize=False)
         offset = text.rfind(content.text)
         if offset < 0:
             raise ValueError("the model's chat template does not copy the user message verbatim")
@@ -86,15 +90,26 @@ def wrap_in_chat(tokenizer, content: Prompt) -> Prompt:
     return Prompt(text, moved)
 
 
-def npov_prompt(example: Example, tokenizer) -> Prompt:
-    """The task prompt whose answer is the example's response (salience teacher-forces it)."""
+def npov_request(example: Example) -> Prompt:
+    """The NPOV task as the user's message: the instruction, then the curly-braces input."""
     arguments = curly_braces_arguments(example)
     shift = len(NPOV_INSTRUCTION) + 1
-    content = Prompt(
+    return Prompt(
         f"{NPOV_INSTRUCTION}\n{arguments.text}",
         tuple(ArgumentSpan(s.perspective, s.argument, s.start + shift, s.end + shift) for s in arguments.arguments),
     )
-    return wrap_in_chat(tokenizer, content)
+
+
+def npov_prompt(example: Example, tokenizer) -> Prompt:
+    """The task prompt whose answer is the example's response (salience teacher-forces it)."""
+    return wrap_in_chat(tokenizer, npov_request(example))
+
+
+def npov_messages(example: Example) -> list[dict[str, str]]:
+    """The NPOV task as chat messages, for a server that applies the model's chat template
+    itself (an OpenAI-compatible chat-completions endpoint): the same user turn that
+    `npov_prompt` wraps in the template here."""
+    return user_turn(npov_request(example).text)
 
 
 # Chang et al. 2024 (§3.3) train one prompt-tuned classifier per error type on curly-braces input.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 
@@ -58,8 +58,9 @@ def results_for(example: Example, methods: Sequence[str]) -> tuple[dict[str, Det
     return results, pending
 
 
-def show_example_header(example: Example) -> None:
-    """The query and what the gold labels say, above the scores."""
+def show_example_header(example: Example, beside: Callable[[], None] | None = None) -> None:
+    """The query and what the gold labels say, above the scores; `beside` draws controls to the
+    right of the facts line (on their own line they would push the verdict off a laptop screen)."""
     st.subheader(literal(example.query), anchor=False)
     facts = [code(example.id)]
     if example.topic:
@@ -69,7 +70,13 @@ def show_example_header(example: Example) -> None:
     )
     if not example.labels.is_empty():
         facts.append(f"gold: **{example.labels.summary()}**")
-    st.markdown(" · ".join(facts))
+    if beside is None:
+        st.markdown(" · ".join(facts))
+        return
+    left, right = st.columns([3, 1], vertical_alignment="center")
+    left.markdown(" · ".join(facts))
+    with right:
+        beside()
 
 
 def show_pending(pending: dict[str, Job | str]) -> None:

@@ -7,6 +7,7 @@ Values that must survive a page change live under these keys, not only in widget
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import streamlit as st
@@ -73,6 +74,20 @@ DATASET_RESUME = "dataset.resume"  # + "." + method or id
 DATASET_SPREAD = "dataset.spread"  # + "." + method or id
 DATASET_STOP = "dataset.stop"  # + "." + method or id
 
+# Inspect: Generate. Each generator setting is kept under its key; its sidebar widget is
+# SIDEBAR_WIDGET + key (Streamlit drops a widget's own value when the page is left).
+GENERATOR_SOURCE = "generator.source"
+GENERATOR_FOLDER = "generator.folder"
+GENERATOR_URL = "generator.url"
+GENERATOR_SERVER_MODEL = "generator.server_model"
+GENERATOR_KEY_ENV = "generator.key_env"
+GENERATOR_MAX_TOKENS = "generator.max_tokens"
+GENERATION = "inspect.generation"  # the BackgroundGeneration running for this session
+GENERATION_OUTCOME = "inspect.generation_outcome"  # (kind, message) of the last one, shown once
+INSPECT_GENERATE = "inspect.generate"
+INSPECT_CANCEL = "inspect.cancel"
+INSPECT_STREAM = "inspect-stream"  # the container of the streamed text (CSS class st-key-inspect-stream)
+
 # Error-injection lab
 LAB_BEFORE = "lab.before"
 LAB_AFTER = "lab.after"
@@ -110,6 +125,7 @@ LINKED_DATASET = "linked_dataset"
 APPLIED_LINK = "applied_link"
 
 # Sidebar
+SIDEBAR_WIDGET = "sidebar."
 SIDEBAR_METHODS = "sidebar.methods"
 SIDEBAR_MODEL = "sidebar.model"
 
@@ -151,6 +167,14 @@ def _result_cache(directory: Path) -> ResultCache:
 @st.cache_resource
 def get_jobs() -> JobRunner:
     return JobRunner()
+
+
+@st.cache_resource
+def get_generation_threads() -> ThreadPoolExecutor:
+    """The threads that write responses for every session, apart from scoring's, so a generation
+    never waits behind a salience job. Several, because a cancelled generation may hold its
+    thread until its server answers or times out; an in-process model writes one at a time anyway."""
+    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="explorer-generate")
 
 
 @st.cache_data(show_spinner=False)

@@ -89,8 +89,12 @@ def test_refuses_beyond_the_context_with_token_counts(generator):
 def test_generated_example_has_the_response_and_no_labels(generator):
     made = generator.generated_example(UNIFORMS, GenerationSettings(max_new_tokens=8))
     assert made.response != "old response" and made.labels.is_empty()
-    assert made.extra["model"] == generator.identity and made.extra["note"] == "kept"
-    assert "verbalizations" not in made.extra and made.extra["generation"]["max_new_tokens"] == 8
+    assert made.extra["generated_by"] == {"model": generator.identity} and made.extra["note"] == "kept"
+    assert "verbalizations" not in made.extra and made.extra["generation"] == {
+        "max_new_tokens": 8,
+        "sample": False,
+        "seed": 0,
+    }
 
 
 @pytest.mark.slow

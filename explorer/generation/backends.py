@@ -1,0 +1,73 @@
+"""Which generator writes, as the command line and the Inspect page name it, and building it.
+
+A `Backend` with a `base_url` is a model behind an OpenAI-compatible server (`model` is the
+server's name for it); without one it is a causal LM run in this process (`model` a local
+folder or `.gguf` file, empty for the packaged SmolLM2). An in-process model is loaded once per
+process and shared, as the detectors' models are: the app's sessions all use one copy.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from explorer.generation.base import Generator
+from explorer.generation.server import DEFAULT_RETRIES, DEFAULT_TIMEOUT, ServerGenerator
+
+AUTO, NONE = "auto", "none"  # soft prompt: the one trained for the model if any; none
+
+
+@dataclass(frozen=True)
+class Backend:
+    model: str = ""
+    base_url: str = ""
+    api_key_env: str = ""  # the name of the variable holding the key, never the key
+    timeout: float = DEFAULT_TIMEOUT
+    retries: int = DEFAULT_RETRIES
+    soft_prompt: str = AUTO  # in-process only: auto, none, or a trained folder
+
+    @property
+    def on_server(self) -> bool:
+        return bool(self.base_url.strip())
+
+
+_LOADED: dict[tuple[str, str], Generator] = {}
+_LOCK = threading.Lock()
+
+
+def load_generator(backend: Backend) -> Generator:
+    """The generator `backend` names. Raises `ValueError` for options that cannot work together
+    or a soft prompt that is not a folder, `explorer.models.language_model.InvalidModelError`
+    for a local model that cannot be used."""
+    if backend.on_server:
+        if backend.soft_prompt != AUTO:
+            raise ValueError("a soft prompt applies to a model run here, not to one on a server")
+        return ServerGenerator(
+            backend.base_url,
+            backend.model,
+            backend.api_key_env or None,
+            timeout=backend.timeout,
+            retries=backend.retries,
+        )
+    key = (backend.model.strip(), backend.soft_prompt)
+    with _LOCK:  # two sessions asking at once would load the model twice
+        if key not in _LOADED:
+            _LOADED[key] = _in_process(*key)
+        return _LOADED[key]
+
+
+def _in_process(model: str, soft_prompt: str) -> Generator:
+    from explorer.generation.npov import NpovGenerator, find_soft_prompt
+    from explorer.models.language_model import load_language_model
+
+    language_model = load_language_model(model or None)
+    if soft_prompt == NONE:
+        chosen = None
+    elif soft_prompt == AUTO:
+        chosen = find_soft_prompt(language_model.identity)
+    else:
+        chosen = Path(soft_prompt)
+        if not chosen.is_dir():
+            raise ValueError(f"soft prompt {chosen} is not a folder")
+    return NpovGenerator(language_model, chosen)

@@ -1,0 +1,171 @@
+"""Inspect's Generate button: write the answer to the current query and perspectives with the
+chosen generator, stream it into the page, then score it like any other response.
+
+The response is written on a worker thread (`explorer.generation.background`); a fragment shows
+the text so far twice a second. When the work ends, the next run of the page puts the answer
+into the editor, before the editor is drawn, as the example's response (with `generated_by`),
+and the page scores it with the chosen detectors. One generation runs per session: the button is
+disabled while it runs and its callback refuses a second start (a double click reaches it before
+the page is redrawn). Cancel drops the answer and leaves the response as it was.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import streamlit as st
+
+from explorer.data.example import Example
+from explorer.data.records import FormatError
+from explorer.generation import background
+from explorer.generation.backends import Backend
+from explorer.generation.background import BackgroundGeneration
+from explorer.generation.base import GENERATED_BY, GenerationSettings
+from explorer.generation.npov import ContextTooLongError
+from explorer.generation.server import ServerError
+from explorer.models.language_model import InvalidModelError
+from explorer.ui import editor, state
+from explorer.ui.text import literal
+
+PACKAGED, FOLDER, SERVER = "Packaged model", "Local model", "Server"
+DEFAULTS = {
+    state.GENERATOR_SOURCE: PACKAGED,
+    state.GENERATOR_FOLDER: "",
+    state.GENERATOR_URL: "http://127.0.0.1:8000/v1",
+    state.GENERATOR_SERVER_MODEL: "",
+    state.GENERATOR_KEY_ENV: "",
+    state.GENERATOR_MAX_TOKENS: GenerationSettings().max_new_tokens,
+}
+
+
+def _kept(widget, label: str, key: str, **options):
+    """A sidebar widget whose value is kept under `key` across pages."""
+    session = st.session_state
+    widget_key = state.SIDEBAR_WIDGET + key
+
+    def keep() -> None:
+        session[key] = session[widget_key]
+
+    if widget is st.radio:
+        options["index"] = options["options"].index(session[key])
+    else:
+        options["value"] = session[key]
+    return widget(label, key=widget_key, on_change=keep, **options)
+
+
+def sidebar_settings() -> tuple[Backend, GenerationSettings]:
+    """The generator and its settings, chosen in the sidebar."""
+    session = st.session_state
+    for key, value in DEFAULTS.items():
+        session.setdefault(key, value)
+    with st.sidebar, st.expander("Generator", expanded=False):
+        source = _kept(
+            st.radio,
+            "Writes the answer",
+            state.GENERATOR_SOURCE,
+            options=[PACKAGED, FOLDER, SERVER],
+            help="**Generate** on this page writes the answer to the query from the perspectives with: the "
+            "packaged SmolLM2-135M-Instruct (small: it often echoes the prompt), a model folder or .gguf file on "
+            "this machine, or a model on an OpenAI-compatible server (vLLM, Ollama, llama.cpp, TGI, "
+            "`transformers serve`).",
+        )
+        backend = Backend()
+        if source == FOLDER:
+            folder = _kept(st.text_input, "Model folder or .gguf file", state.GENERATOR_FOLDER)
+            backend = Backend(model=folder.strip())
+        elif source == SERVER:
+            url = _kept(st.text_input, "Server URL", state.GENERATOR_URL, help="Its OpenAI-compatible API address.")
+            model = _kept(st.text_input, "Model name", state.GENERATOR_SERVER_MODEL, help="The server's name for it.")
+            key_env = _kept(
+                st.text_input,
+                "API key variable",
+                state.GENERATOR_KEY_ENV,
+                placeholder="none",
+                help="The name of the environment variable that holds the key, in the app's environment. "
+                "The key itself is never asked for, shown, stored or written.",
+            )
+            backend = Backend(model=model.strip(), base_url=url.strip(), api_key_env=key_env.strip())
+        tokens = _kept(st.number_input, "Most tokens to write", state.GENERATOR_MAX_TOKENS, min_value=1, step=50)
+    return backend, GenerationSettings(max_new_tokens=int(tokens))
+
+
+def take_finished(prefix: str) -> None:
+    """A finished generation's answer into the editor under `prefix`; call before the editor is drawn."""
+    session = st.session_state
+    run: BackgroundGeneration | None = session.get(state.GENERATION)
+    if run is None or not run.finished:
+        return
+    del session[state.GENERATION]
+    try:
+        made = run.outcome()
+    except (ServerError, ContextTooLongError, InvalidModelError, ValueError) as error:  # says what to fix
+        session[state.GENERATION_OUTCOME] = ("error", f"{run.example.id}: {error}")
+        return
+    except Exception as error:  # unforeseen: named, not a traceback over the page
+        session[state.GENERATION_OUTCOME] = ("error", f"{run.example.id}: {type(error).__name__}: {error}")
+        return
+    if made is None:
+        session[state.GENERATION_OUTCOME] = ("info", "Cancelled: the response is as it was.")
+        return
+    editor.load_into_editor(prefix, made)
+    by = ", ".join(f"{k} {v}" for k, v in made.extra[GENERATED_BY].items())
+    seconds = time.monotonic() - run.started
+    session[state.GENERATION_OUTCOME] = ("success", f"Written by {by} in {seconds:.0f} s, and scored below.")
+
+
+def _start(example: Example, backend: Backend, settings: GenerationSettings) -> None:
+    session = st.session_state
+    running = session.get(state.GENERATION)
+    session[state.GENERATION] = background.start(running, example, backend, settings, state.get_generation_threads())
+    if session[state.GENERATION] is not running:
+        session.pop(state.GENERATION_OUTCOME, None)
+
+
+def _cancel() -> None:
+    running = st.session_state.get(state.GENERATION)
+    if running is not None:
+        running.cancel()
+
+
+def buttons(example: Example, problems: Sequence[FormatError], backend: Backend, settings: GenerationSettings) -> None:
+    """Generate and Cancel."""
+    run: BackgroundGeneration | None = st.session_state.get(state.GENERATION)
+    running = run is not None and not run.finished
+    # The response is what gets written: only the query and perspectives must be valid.
+    blocking = [p for p in problems if not p.field.startswith("response")]
+    go, stop = st.columns(2)
+    go.button(
+        "Generate",
+        key=state.INSPECT_GENERATE,
+        on_click=_start,
+        args=(example, backend, settings),
+        disabled=running or bool(blocking),
+        help="Write the answer to this query from these perspectives with the generator chosen in the sidebar "
+        "(*Generator*), then score it. The current response is replaced.",
+    )
+    stop.button("Cancel", key=state.INSPECT_CANCEL, on_click=_cancel, disabled=not running)
+
+
+def show_progress() -> None:
+    """The text streaming in while a generation runs, else how the last one ended."""
+    session = st.session_state
+    run: BackgroundGeneration | None = session.get(state.GENERATION)
+    if run is not None and not run.finished:
+        _stream(run)
+        return
+    outcome = session.get(state.GENERATION_OUTCOME)
+    if outcome is not None:
+        kind, message = outcome
+        {"error": st.error, "info": st.info, "success": st.success}[kind](literal(message))
+
+
+@st.fragment(run_every=0.5)
+def _stream(run: BackgroundGeneration) -> None:
+    """The text so far, redrawn twice a second; the whole page reruns once the work is done."""
+    if run.finished:
+        st.rerun()
+    waited = time.monotonic() - run.started
+    with st.container(key=state.INSPECT_STREAM, border=True):
+        st.caption(f"Writing the answer… {waited:.0f} s")
+        st.text(run.text or " ")

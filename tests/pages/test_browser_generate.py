@@ -1,0 +1,46 @@
+"""Inspect's Generate button in the real app (headless Chromium): the packaged model writes the
+answer to the sample's query, the page shows it as it comes, then scores it.
+
+Uses the session's app server and browser (`conftest.py`); each wait is for something on the
+page, never a fixed time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pages.browser import screenshot, settle, word_scores
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TOKENS = 24  # seconds of writing on one CPU thread: long enough to be seen streaming
+
+
+def test_generate_streams_the_answer_then_scores_it(page):
+    sidebar = page.locator("[data-testid=stSidebar]")
+    sidebar.locator("[data-testid=stExpander]", has_text="Generator").locator("summary").click()
+    tokens = sidebar.get_by_label("Most tokens to write")
+    tokens.fill(str(TOKENS))
+    tokens.press("Enter")
+    settle(page)
+    before = page.get_by_label("Response").input_value()
+
+    page.get_by_role("button", name="Generate").click()
+    streamed = page.locator(".st-key-inspect-stream [data-testid=stText]")
+    page.wait_for_function(
+        "() => (document.querySelector('.st-key-inspect-stream [data-testid=stText]')?.innerText || '').trim()"
+    )
+    partial = streamed.inner_text().strip()
+    assert page.get_by_role("button", name="Generate").is_disabled()  # no second job while one runs
+    screenshot(page, "inspect-generating")
+
+    page.get_by_text("Written by model").wait_for()
+    settle(page)
+    answer = page.get_by_label("Response").input_value()
+    assert answer and answer != before and answer.startswith(partial)
+    # Scored: the response view shows the new answer with its words shaded.
+    response_view = page.locator("[data-testid=stHtml]", has=page.locator("[data-score]")).first
+    assert response_view.inner_text().strip() == answer.strip()
+    assert word_scores(page) and all(0.0 <= s <= 1.0 for s in word_scores(page))
+    assert not page.get_by_role("button", name="Generate").is_disabled()
+    screenshot(page, "inspect-generated")
