@@ -102,9 +102,7 @@ def _argument_places(tokenizer, example: Example) -> tuple[list[int], list[tuple
 def _response_runs(tokenizer, response: str, room: int) -> list[tuple[list[int], list[tuple]]]:
     """The response's tokens in runs of whole sentences of at most `room` tokens (a longer
     sentence is cut between its words)."""
-    pieces: list[tuple[int, int]] = []
-    for start, end in sentence_spans(response) or ((0, len(response)),):
-        pieces.append((start, end))
+    pieces = sentence_spans(response) or ((0, len(response)),)
     runs: list[tuple[list[int], list[tuple]]] = []
     ids: list[int] = []
     places: list[tuple] = []
@@ -182,12 +180,24 @@ def word_scores(example: Example, scored: Sequence[tuple[Window, np.ndarray]]):
                 in_window[place[1:]] = float(probability)
         for key, value in _argument_words(example, in_window).items():
             argument_best[key] = min(value, argument_best.get(key, 1.0))
-    response = [
-        (word.start, word.end, max((s for a, b, s in response_pieces if a < word.end and word.start < b), default=0.0))
-        for word in DEFAULT_SEGMENTER.content_words(example.response)
-    ]
+    response = _highest_overlap(DEFAULT_SEGMENTER.content_words(example.response), sorted(response_pieces))
     arguments = [(p, a, start, end, score) for (p, a, start, end), score in sorted(argument_best.items())]
     return response, arguments
+
+
+def _highest_overlap(words, pieces: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """Each word `(start, end, highest score of the pieces it overlaps)`; words and pieces in text
+    order, pieces not overlapping each other (one sweep: a long response has thousands of both)."""
+    scored, first = [], 0
+    for word in words:
+        while first < len(pieces) and pieces[first][1] <= word.start:
+            first += 1
+        best, i = 0.0, first
+        while i < len(pieces) and pieces[i][0] < word.end:
+            best = max(best, pieces[i][2])
+            i += 1
+        scored.append((word.start, word.end, best))
+    return scored
 
 
 def _argument_words(example: Example, pieces: dict[tuple[int, int, int, int], float]) -> dict:
