@@ -17,12 +17,15 @@ report") and saves it (`.save(path)`):
 Results go through the same on-disk cache as the app and the CLI (shipped salience results
 serve the sample data at once). The verdict always comes from `detectors.VERDICT_DETECTOR`,
 scored even when not among `methods`.
+
+`save` writes as the CLI writes: through the same guard (`explorer.files.check_output`: never
+over the examples' file, a file of the repository or the shared data, a FIFO or a device; an
+`UnsafeOutputError` says why), whole or not at all, with the permissions the umask gives.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +40,7 @@ from explorer.data.jsonl import FormatError, parse_example, parse_jsonl
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorResult
 from explorer.evaluation import table, verdict
+from explorer.files import atomic_writer, check_output
 from explorer.render import export
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.runner import score_example
@@ -44,12 +48,11 @@ from explorer.scoring.runner import score_example
 DEFAULT_METHODS = ("rouge", detectors.VERDICT_DETECTOR)
 
 
-def _write(path: Path, text: str) -> Path:
-    """Write atomically: an interrupted save leaves no half-written report."""
+def _write(path: Path, text: str, source: Path | None) -> Path:
+    check_output(path, [source])
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as tmp:
-        tmp.write(text)
-    os.replace(tmp.name, path)
+    with atomic_writer(path) as out:
+        out.write(text)
     return path
 
 
@@ -62,6 +65,7 @@ class Inspection:
     results: Mapping[str, DetectorResult]
     errors: Mapping[str, str] = field(default_factory=dict)
     judge: DetectorResult | None = None  # the verdict detector's result, chosen or not
+    source: Path | None = None  # the JSON Lines file it was read from, which `save` never replaces
 
     @property
     def verdicts(self) -> dict[str, verdict.Verdict]:
@@ -99,15 +103,16 @@ class Inspection:
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write the report as one self-contained HTML file; returns its path."""
-        return _write(Path(path), self.html())
+        return _write(Path(path), self.html(), self.source)
 
 
 class Inspections(list):
     """Several inspections (of a JSON Lines file), with the lines that could not be read in `problems`."""
 
-    def __init__(self, items: Sequence[Inspection], problems: Sequence[FormatError] = ()):
+    def __init__(self, items: Sequence[Inspection], problems: Sequence[FormatError] = (), source: Path | None = None):
         super().__init__(items)
         self.problems = list(problems)
+        self.source = source
 
     def frame(self) -> pd.DataFrame:
         """One row per example: labels and every detector's scores, indexed by id."""
@@ -118,8 +123,11 @@ class Inspections(list):
         return self.frame()._repr_html_()
 
     def save(self, folder: str | os.PathLike) -> list[Path]:
-        """One report per example in `folder` (named after the example id); returns the paths."""
-        return [found.save(Path(folder) / export.file_name(found.example)) for found in self]
+        """One report per example in `folder`, named after its id (`export.file_names`: two
+        examples never share a file); returns the paths."""
+        check_output(Path(folder), [self.source], folder=True)
+        names = export.file_names([found.example for found in self])
+        return [found.save(Path(folder) / name) for found, name in zip(self, names)]
 
 
 def _detectors(methods: Sequence[str], model: str | None) -> list[Detector]:
@@ -129,13 +137,16 @@ def _detectors(methods: Sequence[str], model: str | None) -> list[Detector]:
     return [detectors.create(name, model=model) for name in names]
 
 
-def _inspect_one(example: Example, chosen: list[Detector], methods: Sequence[str], cache: ResultCache | None):
+def _inspect_one(
+    example: Example, chosen: list[Detector], methods: Sequence[str], cache: ResultCache | None, source: Path | None
+):
     scored = score_example(example, chosen, cache)
     return Inspection(
         example=example,
         results={name: scored.results[name] for name in methods if name in scored.results},
         errors={name: message for name, message in scored.errors.items() if name in methods},
         judge=scored.results.get(detectors.VERDICT_DETECTOR),
+        source=source,
     )
 
 
@@ -174,9 +185,10 @@ def inspect(
     examples, problems, single = _examples(source)
     chosen = _detectors(methods, model)
     store = ResultCache() if cache is True else (cache or None)
-    found = [_inspect_one(example, chosen, methods, store) for example in examples]
+    path = None if single else Path(source)
+    found = [_inspect_one(example, chosen, methods, store, path) for example in examples]
     if single:
         return found[0]
     if problems:
         warnings.warn(f"{len(problems)} line(s) could not be read and were skipped, e.g. {problems[0]}", stacklevel=2)
-    return Inspections(found, problems)
+    return Inspections(found, problems, path)

@@ -1,4 +1,4 @@
-"""What the command line accepts and shows beyond argparse: numeric option ranges, the
+"""What the command line accepts and shows beyond argparse: every numeric option's range, the
 explorer's warnings as `explorer: warning: ...` lines, and `--quiet` for the libraries too.
 """
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import sys
 import warnings
@@ -14,18 +15,26 @@ from collections.abc import Callable
 from tqdm import tqdm
 
 
-def bounded(kind: Callable[[str], float], low: float, high: float | None = None, *, open_ends: bool = False):
-    """An argparse type: a number of `kind` in [low, high] (in (low, high) with `open_ends`)."""
+def bounded(
+    kind: Callable[[str], float],
+    low: float,
+    high: float | None = None,
+    *,
+    open_ends: bool = False,
+    open_low: bool = False,
+):
+    """An argparse type: a number of `kind` in [low, high] (in (low, high) with `open_ends`, in
+    (low, high] with `open_low`). NaN is in no range."""
 
     def parse(text: str):
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
-        above = value > low if open_ends else value >= low
+        above = value > low if open_ends or open_low else value >= low
         below = high is None or (value < high if open_ends else value <= high)
         if not (above and below):
-            left, right = ("(", ")") if open_ends else ("[", "]")
+            left, right = "(" if open_ends or open_low else "[", ")" if open_ends else "]"
             span = f"{left}{low}, {high}{right}" if high is not None else f"at least {low}"
             raise argparse.ArgumentTypeError(f"{text} is out of range: must be {span}")
         return value
@@ -33,9 +42,41 @@ def bounded(kind: Callable[[str], float], low: float, high: float | None = None,
     return parse
 
 
-COUNT = bounded(int, 0)
-POSITIVE = bounded(int, 1)
-SEED = bounded(int, 0, 2**32 - 1)  # numpy's seed range
+# Every numeric option's range, in one place. The ceilings sit far above any useful value and
+# below what takes hours or the memory before any output (a 10^11-resample bootstrap, 10^8
+# integrated-gradients steps, a million Ray actors).
+MAX_THREADS = 256
+MAX_SEED = 2**32 - 1  # numpy's seed range
+MAX_BOOTSTRAP = 100_000
+MAX_TRAINING_STEPS = 100_000
+MAX_BATCH_SIZE = 4_096
+MAX_SALIENCE_STEPS = 1_024  # integrated gradients; default 64
+MAX_SALIENCE_SAMPLES = 1_024  # argument Shapley orders; default 4
+MAX_NEW_TOKENS = 4_096  # half the packaged SmolLM2's context of 8,192 tokens: room for the prompt
+MAX_TEMPERATURE = 100
+MAX_WORKERS = 256
+MAX_GPUS_PER_WORKER = 16
+MAX_VARIANTS = 100
+MAX_RETRIES = 10  # a server's failed connections, time-outs, 408, 409, 429 and 5xx
+MAX_TIMEOUT = 3_600  # seconds to connect to a server, and to wait for each piece of its answer
+
+THREADS = bounded(int, 1, MAX_THREADS)
+SEED = bounded(int, 0, MAX_SEED)
+BOOTSTRAP = bounded(int, 0, MAX_BOOTSTRAP)
+ALPHA = bounded(float, 0, 1, open_ends=True)
+TRAINING_STEPS = bounded(int, 1, MAX_TRAINING_STEPS)
+BATCH_SIZE = bounded(int, 1, MAX_BATCH_SIZE)
+LEARNING_RATE = bounded(float, 0, math.inf, open_ends=True)
+SALIENCE_STEPS = bounded(int, 1, MAX_SALIENCE_STEPS)
+SALIENCE_SAMPLES = bounded(int, 1, MAX_SALIENCE_SAMPLES)
+NEW_TOKENS = bounded(int, 1, MAX_NEW_TOKENS)
+TEMPERATURE = bounded(float, 0, MAX_TEMPERATURE, open_low=True)
+TOP_P = bounded(float, 0, 1, open_low=True)
+WORKERS = bounded(int, 1, MAX_WORKERS)
+GPUS_PER_WORKER = bounded(float, 0, MAX_GPUS_PER_WORKER, open_low=True)
+VARIANTS = bounded(int, 1, MAX_VARIANTS)
+RETRIES = bounded(int, 0, MAX_RETRIES)
+TIMEOUT = bounded(float, 0, MAX_TIMEOUT, open_low=True)
 
 
 class _WarningLine(logging.Handler):

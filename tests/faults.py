@@ -1,5 +1,5 @@
 """Injected faults for the tests: a folder nothing can be written under, a run killed mid-way,
-a file system that is full for one process."""
+a file system that is full for one process, a run that would hang."""
 
 import os
 import resource
@@ -32,15 +32,22 @@ def unwritable_folder(tmp_path: Path) -> Path:
     return blocker / "folder"
 
 
-def explorer(*arguments: str, file_size_limit: int | None = None, **options) -> subprocess.Popen:
+def explorer(
+    *arguments: str, file_size_limit: int | None = None, memory_limit: int | None = None, **options
+) -> subprocess.Popen:
     """`python -m explorer ARGUMENTS` in a new process (the checkout first on its path).
 
     With `file_size_limit`, the process may not grow any regular file past that many bytes
     (RLIMIT_FSIZE): its writes then fail with EFBIG, as on a full disk. Pipes are not limited.
+    With `memory_limit`, it may not map more than that many bytes (RLIMIT_AS): a run that
+    would read without end fails there instead of taking the machine's memory.
     """
 
     def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (file_size_limit, file_size_limit))
+        if file_size_limit is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_size_limit, file_size_limit))
+        if memory_limit is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
 
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", **options.pop("env", {})}
     return subprocess.Popen(
@@ -49,9 +56,19 @@ def explorer(*arguments: str, file_size_limit: int | None = None, **options) -> 
         stderr=subprocess.PIPE,
         text=True,
         env=environment,
-        preexec_fn=limit if file_size_limit is not None else None,
+        preexec_fn=limit if file_size_limit is not None or memory_limit is not None else None,
         **options,
     )
+
+
+def finish(run: subprocess.Popen, timeout: float) -> tuple[str, str]:
+    """stdout and stderr of `run` once it ends; killed (and TimeoutExpired) when it hangs past `timeout`."""
+    try:
+        return run.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        run.communicate()
+        raise
 
 
 def wait_for(condition, timeout: float = 60.0) -> None:

@@ -1,15 +1,18 @@
 """`explorer.inspect`: the notebook API scores an example, a record or a file and renders the report."""
 
 import json
+import os
+import stat
 import warnings
 
 import pytest
 
 import explorer
 from explorer import detectors
-from explorer.data.jsonl import InvalidExample
+from explorer.data.jsonl import InvalidExample, parse_example
 from explorer.data.samples import load_samples
 from explorer.evaluation.calibration import LIKELY, UNLIKELY
+from explorer.files import UnsafeOutputError
 from tests.helpers import jsonl
 
 HOSTILE = "<script>alert(1)</script>"
@@ -67,3 +70,51 @@ def test_bad_input_says_what_is_wrong(tmp_path, record):
     empty.write_text(json.dumps({"id": "x"}) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match="holds no valid example: line 1"):
         explorer.inspect(empty)
+
+
+# Issue 28: `save` goes through the CLI's output guard and writer.
+
+
+def _inspection(example_id: str, record: dict, source=None) -> explorer.Inspection:
+    """An inspection without scores: rendering and saving need none."""
+    return explorer.Inspection(example=parse_example(dict(record, id=example_id)), results={}, source=source)
+
+
+def test_save_refuses_a_fifo_and_leaves_it_as_it_was(tmp_path, record):
+    fifo = tmp_path / "report.html"
+    os.mkfifo(fifo)
+    with pytest.raises(UnsafeOutputError, match="is a named pipe"):
+        _inspection("a", record).save(fifo)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)  # the old code renamed a report over it (and over /dev/full)
+
+
+def test_save_refuses_the_file_the_examples_came_from(tmp_path, record):
+    source = tmp_path / "data.jsonl"
+    source.write_text(jsonl(record), encoding="utf-8")
+    with pytest.raises(UnsafeOutputError, match="is the input file"):
+        _inspection("a", record, source).save(source)
+    with pytest.raises(UnsafeOutputError, match="holds the input"):
+        explorer.Inspections([_inspection("a", record, source)], source=source).save(tmp_path)
+    assert source.read_text(encoding="utf-8") == jsonl(record)
+
+
+def test_a_saved_report_follows_the_umask_and_a_failed_save_leaves_nothing(tmp_path, record, monkeypatch):
+    umask = os.umask(0o022)
+    try:
+        saved = _inspection("a", record).save(tmp_path / "report.html")
+    finally:
+        os.umask(umask)
+    assert saved.stat().st_mode & 0o777 == 0o644
+    monkeypatch.setattr(explorer.Inspection, "html", lambda self: "<p>\ud800</p>")  # cannot be encoded
+    with pytest.raises(UnicodeEncodeError):
+        _inspection("b", record).save(tmp_path / "broken.html")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["report.html"]
+
+
+def test_ids_that_differ_in_whitespace_or_normal_form_get_a_report_each(tmp_path, record):
+    ids = ["a b", "a  b", "a\tb", "caf\u00e9", "cafe\u0301", "A B"]
+    many = explorer.Inspections([_inspection(example_id, record) for example_id in ids])
+    saved = many.save(tmp_path / "reports")
+    assert len({path.name.casefold() for path in saved}) == len(ids)
+    names = ["a-b.html", "a-b-2.html", "a-b-3.html", "caf.html", "cafe.html", "A-B-4.html"]
+    assert [path.name for path in saved] == names

@@ -157,7 +157,7 @@ def test_synth_refuses_to_write_over_its_input(data_file):
 @pytest.mark.parametrize(
     "option, value, message",
     [
-        ("--bootstrap", "-1", "-1 is out of range: must be at least 0"),
+        ("--bootstrap", "-1", "-1 is out of range: must be [0, 100000]"),
         ("--alpha", "7", "7 is out of range: must be (0, 1)"),
         ("--alpha", "0", "0 is out of range: must be (0, 1)"),
         ("--alpha", "nan", "nan is out of range: must be (0, 1)"),

@@ -1,6 +1,8 @@
 """Outputs are written whole or not at all: a killed, failed or concurrent run never leaves a
-truncated or mixed output, and the previous output survives (issue 14, problem 2)."""
+truncated or mixed output, and the previous output survives (issue 14, problem 2). Inputs are
+read only when they are regular files of bounded size (issue 28)."""
 
+import errno
 import json
 import os
 import signal
@@ -8,9 +10,9 @@ import signal
 import pytest
 
 from explorer.cli import main
-from explorer.files import WriteError, atomic_writer, same_file
+from explorer.files import WriteError, atomic_writer, read_regular, same_file
 from tests.bad_inputs.builders import good
-from tests.faults import explorer, unwritable_folder, wait_for
+from tests.faults import explorer, finish, unwritable_folder, wait_for
 from tests.helpers import jsonl
 
 OLD = '{"id": "old", "scores": {}}\n'
@@ -89,11 +91,13 @@ def test_a_full_device_is_a_write_error_not_a_traceback():
             out.write("x" * 100_000)
 
 
-def test_score_to_a_full_device_exits_3_with_the_reason(tmp_path, capsys):
+def test_score_to_a_device_is_refused_before_anything_is_written(tmp_path, capsys):
+    """Issue 28 refuses every output that is not a regular file, devices included; the
+    standard streams are the exception (`tests/test_guard.py`)."""
     data = tmp_path / "in.jsonl"
     data.write_text(jsonl(good("a")), encoding="utf-8")
-    assert main(["score", str(data), "--out", "/dev/full", "--quiet"]) == 3
-    assert "explorer: cannot write /dev/full: No space left on device; nothing was written" in capsys.readouterr().err
+    assert main(["score", str(data), "--out", "/dev/full", "--quiet"]) == 2
+    assert "explorer: --out /dev/full is a character device, not a regular file" in capsys.readouterr().err
 
 
 def test_score_to_an_unwritable_folder_exits_3_before_scoring(tmp_path, capsys):
@@ -148,3 +152,27 @@ def test_two_runs_writing_one_output_leave_one_whole_file(tmp_path):
     ids = [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()]
     assert ids in ([f"a{i}" for i in range(1_500)], [f"b{i}" for i in range(1_000)])
     assert temporary_files(tmp_path) == []
+
+
+# Issue 28: an input is read only when it is a regular file, within a size limit.
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "fifo"])
+def test_validate_refuses_a_device_or_a_fifo_at_once(tmp_path, source):
+    if source == "fifo":
+        source = str(tmp_path / "fifo")
+        os.mkfifo(source)
+    # The old code read /dev/zero until the kernel killed it, and waited for ever on the FIFO.
+    run = explorer("validate", source, memory_limit=2 << 30)
+    _, stderr = finish(run, 60)
+    assert run.returncode == 3, stderr
+    assert f"explorer: cannot read {source}: a " in stderr and "not a regular file" in stderr
+
+
+def test_an_input_over_the_size_limit_is_refused_unread(tmp_path):
+    path = tmp_path / "big.jsonl"
+    path.write_text(jsonl(good("a")), encoding="utf-8")
+    with pytest.raises(OSError, match=r"\d bytes, more than the 10 bytes read at most") as refused:
+        read_regular(path, 10)
+    assert refused.value.errno == errno.EFBIG
+    assert read_regular(path, 10_000) == path.read_bytes()

@@ -1,8 +1,8 @@
-"""Command line: `explorer validate`, `explorer score`, `explorer eval`, `explorer synth` and `explorer train`.
+"""Command line: `explorer validate`, `score`, `eval`, `synth`, `train`, `generate`, `claims` and `build-data`.
 
 Exit codes: 0 all good; 1 some input lines were invalid or some examples could not be scored
 (everything else was still processed and written); 2 bad usage (unknown option or detector, an
-option out of range, an output that would overwrite an input, a model that cannot be used);
+option out of range, an output `explorer.cli.guard` refuses, a model that cannot be used);
 3 an input file could not be read or the output could not be written; 4 the generation server
 (`explorer generate --base-url`) could not be reached, did not answer in time or answered an error.
 
@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from explorer import console
-from explorer.cli import extras, score, train
+from explorer.cli import extras, guard, score, train
 from explorer.cli.common import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_SERVER, EXIT_USAGE, CliError
 
 __all__ = ["EXIT_IO", "EXIT_OK", "EXIT_PARTIAL", "EXIT_SERVER", "EXIT_USAGE", "build_parser", "main"]
@@ -42,6 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "quiet", False):
         console.quiet_libraries()
     try:
+        guard.check(args)
         return args.run(args)
     except CliError as error:
         print(f"explorer: {error}", file=sys.stderr)

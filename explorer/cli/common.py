@@ -1,5 +1,5 @@
-"""What the commands share: exit codes and their error, reading input, refusing to overwrite an
-input, building detectors from their names and options, and scoring on the chosen engine."""
+"""What the commands share: exit codes and their error, reading input, building detectors from
+their names and options, and scoring on the chosen engine."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from explorer import detectors
+from explorer import console, detectors
 from explorer.config import cache_dir, torch_threads
 from explorer.data.example import Example
 from explorer.data.jsonl import LoadResult, parse_jsonl
 from explorer.detectors.ops import attribution
-from explorer.files import same_file
 from explorer.models.language_model import InvalidModelError
 from explorer.scoring import ray_engine
 from explorer.scoring.cache import ResultCache
@@ -26,14 +25,6 @@ class CliError(Exception):
     def __init__(self, message: str, code: int):
         super().__init__(message)
         self.code = code
-
-
-def refuse_overwriting(outputs: Sequence[Path], inputs: Sequence[Path | None]) -> None:
-    """An output that names an input of the same command would replace what it reads."""
-    for output in outputs:
-        for given in inputs:
-            if given is not None and same_file(output, given):
-                raise CliError(f"--out {output} is the input file {given}; choose another output path", EXIT_USAGE)
 
 
 def load(path: Path) -> LoadResult:
@@ -139,17 +130,17 @@ def add_salience_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--salience-steps",
-        type=int,
+        type=console.SALIENCE_STEPS,
         help=f"integrated gradients: interpolation steps (default {attribution.DEFAULT_STEPS})",
     )
     group.add_argument(
         "--salience-samples",
-        type=int,
+        type=console.SALIENCE_SAMPLES,
         help=f"argument Shapley values: sampled argument orders (default {attribution.DEFAULT_SAMPLES})",
     )
     parser.add_argument(
         "--threads",
-        type=int,
+        type=console.THREADS,
         help="torch CPU threads for model-based detectors (default: $EXPLORER_TORCH_THREADS or 1, the fastest "
         "measured on 2 cores; use more cores as more workers: --engine ray --workers N)",
     )

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from explorer import console
 from explorer.cli.common import (
     EXIT_IO,
     EXIT_OK,
@@ -26,7 +27,10 @@ from explorer.cli.common import (
     load_training_files,
     step_options,
 )
+from explorer.cli.guard import Files, declare
 from explorer.files import WriteError, atomic_writer
+
+SOFT_PROMPT_CHOICES = ("auto", "none")
 
 
 def add_parsers(commands) -> None:
@@ -97,8 +101,13 @@ def run_generate(args: argparse.Namespace) -> int:
     return EXIT_OK if loaded.ok and not refused else EXIT_PARTIAL
 
 
+def given_soft_prompt(args: argparse.Namespace) -> Path | None:
+    """The soft prompt folder `--soft-prompt` names, None for auto or none."""
+    return None if args.soft_prompt in SOFT_PROMPT_CHOICES else Path(args.soft_prompt)
+
+
 def add_generate_parser(commands) -> None:
-    from explorer.generation.server import DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_RETRIES
+    from explorer.generation.server import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 
     generate = commands.add_parser(
         "generate",
@@ -114,18 +123,20 @@ def add_generate_parser(commands) -> None:
         help="causal LM: a local HF folder or .gguf file (default: packaged SmolLM2); with --base-url, the name "
         "the server gives its model",
     )
-    generate.add_argument("--seed", type=int, default=0, help="random seed for --sample (default 0)")
-    generate.add_argument("--max-new-tokens", type=int, default=400, help="most tokens to write (default 400)")
+    generate.add_argument("--seed", type=console.SEED, default=0, help="random seed for --sample (default 0)")
+    generate.add_argument(
+        "--max-new-tokens", type=console.NEW_TOKENS, default=400, help="most tokens to write (default 400)"
+    )
     generate.add_argument("--sample", action="store_true", help="sample instead of greedy decoding")
-    generate.add_argument("--temperature", type=float, default=0.7, help="with --sample (default 0.7)")
-    generate.add_argument("--top-p", type=float, default=0.9, help="with --sample (default 0.9)")
+    generate.add_argument("--temperature", type=console.TEMPERATURE, default=0.7, help="with --sample (default 0.7)")
+    generate.add_argument("--top-p", type=console.TOP_P, default=0.9, help="with --sample (default 0.9)")
     generate.add_argument(
         "--soft-prompt",
         default="auto",
         help="auto: the soft prompt `explorer train --task generator` trained for the model, if any; "
         "none; or a trained folder (default auto; a model run here only)",
     )
-    generate.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
+    generate.add_argument("--threads", type=console.THREADS, help="torch CPU threads (default: torch's choice)")
     server = generate.add_argument_group("OpenAI-compatible server (vLLM, Ollama, llama.cpp, TGI, transformers serve)")
     server.add_argument("--base-url", help="the server's API address, e.g. http://127.0.0.1:8000/v1")
     server.add_argument(
@@ -135,19 +146,20 @@ def add_generate_parser(commands) -> None:
     )
     server.add_argument(
         "--timeout",
-        type=float,
+        type=console.TIMEOUT,
         default=DEFAULT_TIMEOUT,
         help=f"seconds to wait to connect and for each piece of an answer (default {DEFAULT_TIMEOUT:g})",
     )
     server.add_argument(
         "--retries",
-        type=int,
+        type=console.RETRIES,
         default=DEFAULT_RETRIES,
-        help=f"retries of a failed connection, a time-out, 408, 409, 429 or 5xx, 0-{MAX_RETRIES} "
+        help=f"retries of a failed connection, a time-out, 408, 409, 429 or 5xx, 0-{console.MAX_RETRIES} "
         f"(default {DEFAULT_RETRIES})",
     )
     generate.add_argument("--quiet", action="store_true", help="no progress bar")
     generate.set_defaults(run=run_generate)
+    declare(generate, Files(inputs=("input", "model"), also_read=lambda args: [given_soft_prompt(args)], output="out"))
 
 
 def run_train_generator(args: argparse.Namespace) -> int:
@@ -280,15 +292,18 @@ def add_claims_parser(commands) -> None:
     claims.add_argument(
         "--model", help="triplet extractor: a local HF folder or .gguf file (default: packaged SmolLM2)"
     )
-    claims.add_argument("--max-new-tokens", type=int, default=60, help="most tokens of triplets per sentence (60)")
+    claims.add_argument(
+        "--max-new-tokens", type=console.NEW_TOKENS, default=60, help="most tokens of triplets per sentence (60)"
+    )
     claims.add_argument(
         "--encoder",
         help="sentence-transformers folder, read at match 0.67 (default: the claim view's encoder and threshold, "
         "chosen on Perspectrum dev: the tuned matcher at 0.63)",
     )
-    claims.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
+    claims.add_argument("--threads", type=console.THREADS, help="torch CPU threads (default: torch's choice)")
     claims.add_argument("--quiet", action="store_true", help="no progress bar")
     claims.set_defaults(run=run_claims)
+    declare(claims, Files(inputs=("input", "model", "encoder"), output="out"))
 
 
 def run_build_data(args: argparse.Namespace) -> int:
@@ -296,7 +311,7 @@ def run_build_data(args: argparse.Namespace) -> int:
 
     try:
         return perspectrum.run(args)
-    except ValueError as error:  # a test split asked for, an output inside the repository
+    except ValueError as error:  # a test split asked for
         raise CliError(str(error), EXIT_USAGE) from error
     except FileNotFoundError as error:  # the shared Perspectrum files
         raise CliError(str(error), EXIT_IO) from error
@@ -314,11 +329,13 @@ def add_build_data_parser(commands) -> None:
     )
     add_arguments(build)
     build.set_defaults(run=run_build_data)
+    declare(build, Files(inputs=("data",), output="out", third_party=True))
 
 
 def run_ablation(args: argparse.Namespace) -> int:
     import json
 
+    from explorer.cli.score import report_paths
     from explorer.evaluation.ablation import markdown_table
     from explorer.evaluation.ablation import run_ablation as ablate
     from explorer.training import TrainingInputError
@@ -349,7 +366,6 @@ def run_ablation(args: argparse.Namespace) -> int:
         markdown_table(results, args.ablation)
         + f"\nEvaluated on the {len(evaluated)} {split} examples of `{args.input.name}`.\n"
     )
-    stem = args.out.with_suffix("") if args.out.suffix in (".md", ".json") else args.out
     record = {
         "method": args.ablation,
         "data": str(args.input),
@@ -364,8 +380,9 @@ def run_ablation(args: argparse.Namespace) -> int:
             for r in results
         ],
     }
-    _write_atomically(stem.with_name(stem.name + ".md"), table)
-    _write_atomically(stem.with_name(stem.name + ".json"), json.dumps(record, indent=2) + "\n")
+    markdown_path, json_path = report_paths(args.out)
+    _write_atomically(markdown_path, table)
+    _write_atomically(json_path, json.dumps(record, indent=2) + "\n")
     if not args.quiet:
         print(table)
     return EXIT_OK

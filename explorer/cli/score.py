@@ -19,9 +19,9 @@ from explorer.cli.common import (
     add_salience_options,
     load,
     method_names,
-    refuse_overwriting,
     score_on_engine,
 )
+from explorer.cli.guard import Files, declare
 from explorer.data.jsonl import JSON_LINES
 from explorer.files import atomic_writer
 from explorer.scoring import ray_engine, scores_file
@@ -39,7 +39,6 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    refuse_overwriting([args.out], [args.input])
     loaded = load(args.input)
     scored_examples = score_on_engine(args, [(example, args.methods) for example in loaded.examples])
     failures = 0
@@ -57,7 +56,8 @@ def run_score(args: argparse.Namespace) -> int:
     return EXIT_OK if loaded.ok and not failures else EXIT_PARTIAL
 
 
-def _report_paths(out: Path) -> tuple[Path, Path]:
+def report_paths(out: Path) -> tuple[Path, Path]:
+    """What `explorer eval --out OUT` (and `--ablation`) writes: OUT.md and OUT.json."""
     stem = out.with_suffix("") if out.suffix in (".md", ".json") else out
     return stem.with_name(stem.name + ".md"), stem.with_name(stem.name + ".json")
 
@@ -81,8 +81,7 @@ def run_eval(args: argparse.Namespace) -> int:
         return run_ablation(args)
     from explorer.evaluation import auc, report  # scipy and scikit-learn load only for this command
 
-    markdown_path, json_path = _report_paths(args.out)
-    refuse_overwriting([markdown_path, json_path], [args.input, args.scores])
+    markdown_path, json_path = report_paths(args.out)
     loaded = load(args.input)
     given = _given_scores(args, loaded.examples)
     results, failures = given.results, given.failures
@@ -125,6 +124,7 @@ def add_parsers(commands) -> None:
     validate = commands.add_parser("validate", help="check a JSON Lines file of examples")
     validate.add_argument("input", type=Path)
     validate.set_defaults(run=run_validate)
+    declare(validate, Files(inputs=("input",)))
 
     score = commands.add_parser("score", help="score examples with one or more detectors")
     score.add_argument("input", type=Path)
@@ -142,6 +142,7 @@ def add_parsers(commands) -> None:
     ray_engine.add_options(score)
     add_salience_options(score)
     score.set_defaults(run=run_score)
+    declare(score, Files(inputs=("input", "model"), output="out", unguarded=("cache_dir",)))
 
     evaluate = commands.add_parser(
         "eval", help="ROC AUC of detectors against gold labels, per error type and slice (Table 1 of the paper)"
@@ -158,13 +159,13 @@ def add_parsers(commands) -> None:
     evaluate.add_argument("--split", choices=("train", "dev", "test"), help="evaluate only the examples of this split")
     evaluate.add_argument(
         "--bootstrap",
-        type=console.COUNT,
+        type=console.BOOTSTRAP,
         default=1000,
         help="bootstrap resamples for intervals, 0 for none (default 1000)",
     )
     evaluate.add_argument(
         "--alpha",
-        type=console.bounded(float, 0, 1, open_ends=True),
+        type=console.ALPHA,
         default=0.05,
         help="significance level (default 0.05)",
     )
@@ -186,3 +187,7 @@ def add_parsers(commands) -> None:
     ray_engine.add_options(evaluate)
     add_salience_options(evaluate)
     evaluate.set_defaults(run=run_eval)
+    declare(
+        evaluate,
+        Files(inputs=("input", "scores", "model"), output="out", written=report_paths, unguarded=("cache_dir",)),
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -16,24 +15,29 @@ from explorer.cli.common import (
     CliError,
     load,
     load_training_files,
-    refuse_overwriting,
     step_options,
 )
+from explorer.cli.guard import Files, declare
+from explorer.config import SAMPLE_DIR
 from explorer.data.jsonl import write_jsonl
+
+
+def spare_path(args: argparse.Namespace) -> Path:
+    """`--spare`, else spare_arguments.jsonl beside the input (read when it is there)."""
+    return args.spare or args.input.with_name("spare_arguments.jsonl")
 
 
 def run_synth(args: argparse.Namespace) -> int:
     from explorer.data import synthetic  # the evaluation module it reuses loads scikit-learn
 
-    spare_path = args.spare or args.input.with_name("spare_arguments.jsonl")
-    refuse_overwriting([args.out], [args.input, spare_path])
+    spare_file = spare_path(args)
     loaded = load(args.input)
     spare = {}
-    if args.spare is not None or spare_path.is_file():
+    if args.spare is not None or spare_file.is_file():
         try:
-            spare = synthetic.read_spare_arguments(spare_path)
+            spare = synthetic.read_spare_arguments(spare_file)
         except OSError as error:
-            raise CliError(f"cannot read {spare_path}: {error.strerror or error}", EXIT_IO) from error
+            raise CliError(f"cannot read {spare_file}: {error.strerror or error}", EXIT_IO) from error
         except ValueError as error:
             raise CliError(str(error), EXIT_IO) from error
     made = synthetic.synthesize(loaded.examples, spare, seed=args.seed)
@@ -45,7 +49,7 @@ def run_synth(args: argparse.Namespace) -> int:
     sources = sum(synthetic.is_error_free(e.labels) for e in loaded.examples)
     print(
         f"{len(made)} synthetic example(s) from {sources} error-free example(s)"
-        + (f" (spare arguments: {spare_path})" if spare else " (no spare arguments file)"),
+        + (f" (spare arguments: {spare_file})" if spare else " (no spare arguments file)"),
         file=sys.stderr,
     )
     return EXIT_OK if loaded.ok else EXIT_PARTIAL
@@ -58,15 +62,12 @@ def run_train(args: argparse.Namespace) -> int:
         return run_train_generator(args)
     import torch  # the training stack loads only for this command
 
-    from explorer.config import SAMPLE_DIR
     from explorer.models.trained import user_trained_dir
     from explorer.training import TrainingInputError, TrainingRequest
     from explorer.training.data import target, training_examples
 
     trainer = detectors.trainer(args.method)
     paths = args.data or [SAMPLE_DIR / "synthetic.jsonl"]
-    if args.out is not None:
-        refuse_overwriting([args.out], paths)
     if args.threads:
         torch.set_num_threads(args.threads)
     examples = load_training_files(paths)
@@ -128,6 +129,17 @@ def add_parsers(commands) -> None:
     )
     synth.add_argument("--only-synthetic", action="store_true", help="write only the synthetic examples")
     synth.set_defaults(run=run_synth)
+    # The shipped synthetic.jsonl is `explorer synth` of the shipped examples.jsonl: the one
+    # repository file a command regenerates (tests/data/test_synthetic.py checks it).
+    declare(
+        synth,
+        Files(
+            inputs=("input", "spare"),
+            also_read=lambda args: [spare_path(args)],
+            output="out",
+            may_replace=(SAMPLE_DIR / "synthetic.jsonl",),
+        ),
+    )
 
     train = commands.add_parser(
         "train",
@@ -156,22 +168,22 @@ def add_parsers(commands) -> None:
     )
     train.add_argument(
         "--steps",
-        type=console.POSITIVE,
+        type=console.TRAINING_STEPS,
         help="optimizer steps (default: 60 classifier, 200 cross_encoder, 30 generator)",
     )
     train.add_argument(
         "--batch-size",
-        type=console.POSITIVE,
+        type=console.BATCH_SIZE,
         help="examples (classifier, default 8) or pairs (cross_encoder, 16) a step",
     )
     train.add_argument(
         "--lr",
-        type=console.bounded(float, 0, math.inf, open_ends=True),
+        type=console.LEARNING_RATE,
         help="AdamW learning rate (default: 0.02 classifier, 0.002 cross_encoder)",
     )
     train.add_argument(
         "--eval-every",
-        type=console.POSITIVE,
+        type=console.TRAINING_STEPS,
         help="dev ROC AUC every N steps (default: 15 classifier, 50 cross_encoder)",
     )
     train.add_argument("--seed", type=console.SEED, default=0)
@@ -185,5 +197,7 @@ def add_parsers(commands) -> None:
         "alignment_classifier, cross_encoder: a local sentence-transformers / BERT-style folder "
         "(default: packaged all-MiniLM-L6-v2)",
     )
-    train.add_argument("--threads", type=console.POSITIVE, help="torch CPU threads (default: torch's choice)")
+    train.add_argument("--threads", type=console.THREADS, help="torch CPU threads (default: torch's choice)")
     train.set_defaults(run=run_train)
+    # Without --data it reads the shipped samples, files of the repository, which no output may replace.
+    declare(train, Files(inputs=("data", "model"), output="out", folder=True))

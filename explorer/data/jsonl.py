@@ -6,6 +6,8 @@ record). The format is JSON Lines, one record a line; a reader also meets:
 
 - gzip: a file that starts with gzip's signature is decompressed first (at most `MAX_UNZIPPED`
   bytes, so a small file cannot expand to fill the memory);
+- only a regular file of at most `files.MAX_INPUT_BYTES` is read: a FIFO, a device such as
+  `/dev/zero` or a bigger file is an `OSError` at once (`files.read_regular`);
 - one JSON document: a JSON array of records, or records pretty-printed over several lines
   (`jq .`, `json.dump(indent=2)`). A file is read so when its first non-blank line opens an
   array (`[...`) or is a lone `{`. A record's line is the line it starts on. A JSON error stops
@@ -13,8 +15,9 @@ record). The format is JSON Lines, one record a line; a reader also meets:
   before it, unless reading the file as JSON Lines keeps more.
 
 A key given twice in one object is an error (JSON keeps only the last value, silently). Labels
-that contradict each other (`hallucination: false` with hallucinated spans) are a warning: the
-example is kept. A RefChecker record without an id is named `line-N` (N its line), or
+that contradict each other (`hallucination: false` with hallucinated spans) and keys that look
+like labels but are not read as such (`records.misplaced_labels`) are warnings: the example is
+kept. A RefChecker record without an id is named `line-N` (N its line), or
 `line-N (2)` when the file gives that id to another record.
 """
 
@@ -32,8 +35,15 @@ from typing import Any
 
 from explorer.data.example import Example
 from explorer.data.labels import contradictions
-from explorer.data.records import FormatError, InvalidExample, parse_example, unused_name, validate
-from explorer.files import atomic_writer
+from explorer.data.records import (
+    FormatError,
+    InvalidExample,
+    misplaced_labels,
+    parse_example,
+    unused_name,
+    validate,
+)
+from explorer.files import MAX_INPUT_BYTES, atomic_writer, read_regular
 
 # One record's validation lives in `explorer.data.records`; callers import it from here too.
 __all__ = [
@@ -50,7 +60,7 @@ __all__ = [
 ]
 
 GZIP_SIGNATURE = b"\x1f\x8b"
-MAX_UNZIPPED = 1 << 30
+MAX_UNZIPPED = MAX_INPUT_BYTES
 JSON_LINES, JSON_ARRAY, PRETTY_JSON = "JSON Lines", "a JSON array", "pretty-printed JSON"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -231,7 +241,7 @@ def _unzipped(data: bytes) -> bytes:
 def parse_jsonl(source: str | bytes | Path) -> LoadResult:
     """Read examples from a path, bytes or text (see the module doc for the layouts read);
     keep every good record, report every bad one."""
-    data = Path(source).read_bytes() if isinstance(source, Path) else source
+    data = read_regular(source, MAX_INPUT_BYTES) if isinstance(source, Path) else source
     if isinstance(data, str):
         data = data.encode("utf-8")
     gzipped = data.startswith(GZIP_SIGNATURE)
@@ -285,6 +295,7 @@ def _add_examples(entries: list[Entry], result: LoadResult) -> None:
             continue
         first_line_of[example.id] = line
         result.examples.append(example)
+        result.warnings.extend(misplaced_labels(record, line))
         result.warnings.extend(FormatError("labels", message, line) for message in contradictions(example.labels))
 
 

@@ -41,12 +41,13 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from explorer.config import CHECKOUT
+from explorer import console
 from explorer.data.example import Example, Labels, Perspective
 from explorer.data.jsonl import write_jsonl
 from explorer.data.perspectrum_claims import ALLOWED_SPLITS, Claim, load_claims
 from explorer.data.perspectrum_responses import QUERIES, Casing, compose
 from explorer.data.synthetic import make_coverage_error, make_hallucination, with_verbalizations
+from explorer.files import check_output
 
 SOURCE_FIELD = "perspectrum"
 MAX_PER_SIDE = 4
@@ -172,22 +173,27 @@ def used_pids(example: Example) -> set[int]:
     return pids
 
 
+def _user_path(text: str) -> Path:
+    return Path(text).expanduser()
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The builder's options, shared by `python -m explorer.data.perspectrum` and `explorer build-data`."""
-    parser.add_argument("--out", type=Path, required=True, help="output JSON Lines (outside the repository)")
+    parser.add_argument("--out", type=_user_path, required=True, help="output JSON Lines (outside the repository)")
     parser.add_argument("--splits", default="train,dev", help="comma-separated, among train,dev (default both)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--variants", type=int, default=3, help="examples per claim (default 3)")
+    parser.add_argument("--seed", type=console.SEED, default=0)
+    parser.add_argument("--variants", type=console.VARIANTS, default=3, help="examples per claim (default 3)")
     parser.add_argument("--no-synthetic", action="store_true", help="error-free examples only")
-    parser.add_argument("--data", type=Path, help="Perspectrum folder (default: $EXPLORER_SHARED_DATA/perspectrum)")
+    parser.add_argument(
+        "--data", type=_user_path, help="Perspectrum folder (default: $EXPLORER_SHARED_DATA/perspectrum)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build and write the examples; a bad request (a test split, an output inside the repository)
-    raises `ValueError`, missing Perspectrum files `FileNotFoundError`."""
-    out = args.out.expanduser().resolve()
-    if out.is_relative_to(CHECKOUT):
-        raise ValueError(f"{out} is inside the repository; Perspectrum's text must not be copied into it")
+    """Build and write the examples; a test split asked for raises `ValueError`, missing
+    Perspectrum files `FileNotFoundError`. Where the output may go is checked before (by
+    `explorer.cli.guard`, or `main`): nowhere inside the repository or the input folder."""
+    out = args.out.resolve()
     examples = build(
         args.splits.split(","),
         folder=args.data,
@@ -209,8 +215,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:
+        check_output(args.out, [args.data], name="--out", third_party=True)
         return run(args)
-    except ValueError as error:  # TestSplitError included
+    except ValueError as error:  # TestSplitError and UnsafeOutputError included
         parser.error(str(error))
 
 

@@ -1,7 +1,8 @@
 """One record to one `Example`: validation that names every problem (field and what is wrong).
 
 RefChecker-style records `{"question", "response", "reference": str | [str]}` are read as one
-perspective named "reference". Unknown fields are kept and written back. A perspective without
+perspective named "reference". Unknown fields are kept and written back; those that look like
+labels the reader would then not use (`misplaced_labels`) are warnings. A perspective without
 a name is called "perspective N" (N its position), or "perspective N (2)" when the record
 names another perspective so. An example holds at most `MAX_CHARACTERS` characters of text
 (query, perspective names, arguments and response together): beyond that the word maps and
@@ -12,6 +13,7 @@ Reading files (with the line of each problem) lives in `explorer.data.jsonl`.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import re
 from collections.abc import Mapping
@@ -236,6 +238,34 @@ class _RecordReader:
                 spans = self.spans(item["spans"], f"{where}.spans", perspectives[p].arguments[a])
             found.append(UncoveredArgument(p, a, spans))
         return tuple(found)
+
+
+def _close_to(key: str, names: tuple[str, ...]) -> str | None:
+    close = difflib.get_close_matches(key.lower(), names, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def misplaced_labels(record: Any, line: int | None = None) -> list[FormatError]:
+    """Keys that look like gold labels but are not read as such: a key inside `labels` that is
+    no label (`halucination`), a label outside `labels` (`hallucinated_spans` at the top), an
+    unknown top-level key close to a field's name (`lables`). Each is kept as an unknown field,
+    so without these warnings the example would silently read as unlabelled."""
+    if not isinstance(record, dict) or _is_refchecker(record):
+        return []
+    found = []
+    labels = record.get("labels")
+    for key in labels if isinstance(labels, dict) else ():
+        if key not in _LABEL_FIELDS:
+            close = _close_to(key, _LABEL_FIELDS)
+            hint = f" (did you mean {close!r}?)" if close else ""
+            found.append(FormatError(f"labels.{key}", f"is not a label the explorer reads{hint}; kept as it is", line))
+    for key in record:
+        if key in _LABEL_FIELDS:
+            found.append(FormatError(key, "is a label, but outside `labels` it is not read; move it into labels", line))
+        elif key not in _TOP_LEVEL_FIELDS and (close := _close_to(key, _TOP_LEVEL_FIELDS)):
+            message = f"is not a field the explorer reads (did you mean {close!r}?); kept as it is"
+            found.append(FormatError(key, message, line))
+    return found
 
 
 def unused_name(name: str, taken: set) -> str:

@@ -3,6 +3,9 @@
 The token is the example's JSON record (`Example.to_dict`, gold labels and unknown fields
 included), zlib-compressed and base64url-encoded without padding: a sample example of ~3 KB
 of text becomes ~1.5 KB of URL. Nothing is stored on a server; the link holds the example.
+A token is read within bounds, as an input file is: it inflates to at most `MAX_RECORD_BYTES`,
+and JSON nested deeper than Python's parser goes is a `BadToken` (the page shows a warning),
+not a `RecursionError`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import json
 import zlib
 
 from explorer.data.example import Example
-from explorer.data.jsonl import InvalidExample, parse_example
+from explorer.data.jsonl import InvalidExample, loads, parse_example
 
 # Browsers accept URLs of 2 MB, but servers and chat tools cut them far shorter; past this a
 # link is not offered (the report or the JSON record shares the example instead).
@@ -48,7 +51,7 @@ def decode(token: str) -> Example:
     if not inflater.eof:
         raise BadToken("the compressed example is cut short (was the link copied whole?)")
     try:
-        record = json.loads(data.decode("utf-8"))
+        record = loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise BadToken(f"not a JSON record: {error}") from error
     try:

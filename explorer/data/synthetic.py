@@ -44,6 +44,7 @@ from typing import Any
 
 from explorer.data.example import Example, Labels, Perspective, Span, UncoveredArgument
 from explorer.data.labels import is_error_free
+from explorer.files import MAX_INPUT_BYTES, read_regular
 
 VERBALIZATIONS = "verbalizations"
 PROVENANCE = "synthetic"
@@ -255,7 +256,7 @@ def synthesize(examples: Sequence[Example], spare: SparePool | None = None, seed
 def read_spare_arguments(path: Path) -> dict[tuple[str, str], list[str]]:
     """`spare_arguments.jsonl`: lines of `{"topic", "perspective", "arguments": [...]}`."""
     pool: dict[tuple[str, str], list[str]] = {}
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_regular(Path(path), MAX_INPUT_BYTES).decode("utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:

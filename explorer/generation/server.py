@@ -27,13 +27,13 @@ import re
 from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
+from explorer.console import MAX_RETRIES
 from explorer.data.example import Example
 from explorer.generation.base import DEFAULT_SETTINGS, GenerationSettings, Generator
 from explorer.text.prompts import npov_messages
 
 DEFAULT_TIMEOUT = 60.0  # seconds to connect, and to wait for each piece of the answer
 DEFAULT_RETRIES = 2  # the openai client's default: connection errors, 408, 409, 429 and 5xx
-MAX_RETRIES = 10
 NO_KEY = "none"  # the client insists on a key; servers started without one ignore it
 _SERVER_SAID_CHARS = 300
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

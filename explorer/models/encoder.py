@@ -39,6 +39,7 @@ import numpy as np
 
 from explorer.config import offline_hub
 from explorer.models.identity import model_identity
+from explorer.models.language_model import loading_model
 from explorer.text.words import DEFAULT_SEGMENTER
 
 Span = tuple[int, int]
@@ -69,7 +70,8 @@ class SentenceEncoder:
         self.model_path = Path(model_path) if model_path else default_model_path()
         if not self.model_path.is_dir():
             raise FileNotFoundError(f"sentence embedding model folder not found: {self.model_path}")
-        self.model = SentenceTransformer(str(self.model_path), device="cpu")
+        with loading_model(self.model_path):  # e.g. a pickle torch refuses: InvalidModelError
+            self.model = SentenceTransformer(str(self.model_path), device="cpu")
         self.max_tokens = int(self.model.max_seq_length)
         self.dimension = int(self.model.get_embedding_dimension())
         self.threads = threads

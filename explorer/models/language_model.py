@@ -119,7 +119,7 @@ def _check_config(config_path: Path) -> None:
 
 
 @contextlib.contextmanager
-def _loading(path: Path) -> Iterator[None]:
+def loading_model(path: Path) -> Iterator[None]:
     """Whatever transformers raises while reading a model's files (a pickle it refuses, a
     malformed tensor file, a config it cannot map) means the model is unusable."""
     try:
@@ -183,7 +183,7 @@ def load_tokenizer(spec: str | os.PathLike | None = None):
     from transformers import AutoTokenizer
 
     path = resolve_spec(spec)
-    with _loading(path):
+    with loading_model(path):
         if path.is_dir():
             return AutoTokenizer.from_pretrained(path)
         converted = _converted_folder(path, model_identity(path))
@@ -199,7 +199,7 @@ def load_language_model(spec: str | os.PathLike | None = None, device: str | Non
     identity = model_identity(path)
     device = device or default_device()
     # Two app sessions asking at once would both convert the GGUF file.
-    with _LOCK, _loading(path):
+    with _LOCK, loading_model(path):
         if path.is_file():
             tokenizer, model = _load_gguf(path, identity)
         else:

@@ -64,6 +64,22 @@ def file_name(example: Example) -> str:
     return f"{safe[:80] or 'example'}.html"
 
 
+def file_names(examples: Sequence[Example]) -> list[str]:
+    """One report file name per example, no two alike even ignoring case (as macOS and Windows
+    compare names). `file_name` maps ids that differ only in whitespace, punctuation or Unicode
+    normal form to one name; the second and later get `-2`, `-3`... in order."""
+    taken: set[str] = set()
+    names = []
+    for example in examples:
+        stem = file_name(example).removesuffix(".html")
+        name, number = stem, 2
+        while name.casefold() in taken:
+            name, number = f"{stem}-{number}", number + 1
+        taken.add(name.casefold())
+        names.append(f"{name}.html")
+    return names
+
+
 # A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)`,
 # `@SUM(...)`, `-2+3`, DDE payloads): OWASP's "CSV Injection" page.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -6,10 +6,11 @@ changing a setting or a model, or upgrading a detector's code gives a new key; n
 is served. Writes are atomic (temporary file + rename): an interrupted run leaves either a
 whole result or none, and the next run resumes from there.
 
-The cache is best-effort: it never stops a run. An entry that cannot be read, is not a result,
-or does not fit its example (a score outside [0, 1], a span outside the text, another example's
-perspectives; `DetectorResult.problem`) is a miss: the result is computed again and the entry
-overwritten. A folder that cannot be written (read-only, full, under a file) leaves results
+The cache is best-effort: it never stops a run. An entry that cannot be read (a FIFO, a link to
+`/dev/zero`, a file over `MAX_ENTRY_BYTES`: only regular files are read, within bounds), is not
+a result, or does not fit its example (a score outside [0, 1], a span outside the text, another
+example's perspectives; `DetectorResult.problem`) is a miss: the result is computed again and
+the entry overwritten. A folder that cannot be written (read-only, full, under a file) leaves results
 uncached. Either is logged once per cache (`logging`, logger `explorer.scoring.cache`); a failed
 write leaves no temporary file behind.
 
@@ -37,6 +38,7 @@ from pathlib import Path
 from explorer.config import SHIPPED_SCORES, cache_dir
 from explorer.data.example import Example
 from explorer.detectors.base import Detector, DetectorResult
+from explorer.files import read_regular
 
 # `write_seed_bundle` writes the key first, so a line's key is read without parsing the line.
 _SEED_KEY = re.compile(r'\{"key": "([0-9a-f]{64})"')
@@ -50,6 +52,8 @@ _IDENTITIES: weakref.WeakKeyDictionary[Detector, str] = weakref.WeakKeyDictionar
 # Results read back are kept in memory, shared read-only (`DetectorResult` is frozen): a page
 # that shows a dataset reads hundreds of them on every run.
 MEMORY_ENTRIES = 2048
+# A salience result of a long example is a few MB of JSON; far past that an entry is not one.
+MAX_ENTRY_BYTES = 64 << 20
 
 
 def _identity(detector: Detector) -> str:
@@ -104,10 +108,10 @@ class ResultCache:
     def _read(self, detector: Detector, example: Example, key: str) -> DetectorResult | None:
         path = self._path(detector, key)
         try:
-            data = path.read_bytes()
+            data = read_regular(path, MAX_ENTRY_BYTES)
         except (FileNotFoundError, NotADirectoryError):  # not cached (or no cache folder at all)
             data = None
-        except OSError as error:  # a folder in the entry's place, no permission, an I/O error
+        except OSError as error:  # a folder, FIFO or device in the entry's place, no permission, an I/O error
             self._bad_entry(path, error.strerror or str(error))
             data = None
         if data is not None:

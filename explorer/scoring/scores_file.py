@@ -14,6 +14,7 @@ from typing import Any
 from explorer.data.example import Example
 from explorer.data.jsonl import DuplicateKeyError, FormatError, loads
 from explorer.detectors.base import DetectorResult
+from explorer.files import MAX_INPUT_BYTES, read_regular
 from explorer.scoring.runner import ScoredExample
 
 _SHAPE = (
@@ -41,7 +42,7 @@ def parse_scores(source: str | bytes | Path, examples: Sequence[Example] | None 
     fit the example (another example's perspectives, word spans outside the text:
     `DetectorResult.problem`).
     """
-    data = Path(source).read_bytes() if isinstance(source, Path) else source
+    data = read_regular(source, MAX_INPUT_BYTES) if isinstance(source, Path) else source
     if isinstance(data, str):
         data = data.encode("utf-8")
     by_id = {example.id: example for example in examples} if examples is not None else None

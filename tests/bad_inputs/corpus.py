@@ -492,9 +492,10 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "unknown-fields",
-        "fields the format does not know, at the top and in the labels: kept",
+        "fields the format does not know, at the top and in the labels: kept, the one in the labels with a warning",
         lines(good("extras", model="gpt-x", scores=[0.1, 0.2], labels={"hallucination": False, "annotator": 7})),
         ("extras",),
+        warnings=("line 1: labels.annotator: is not a label the explorer reads; kept as it is",),
     ),
     Case(
         "one-perspective",

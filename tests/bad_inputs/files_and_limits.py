@@ -1,6 +1,7 @@
 """Corpus cases (issue 14, problems 8 and 10): files that are not JSON Lines (a JSON array,
 pretty-printed JSON, gzip), records that say two things (a key twice, contradictory labels),
-names the reader makes up that must not take the user's, and examples past the size limits."""
+labels where they are not read (issue 28), names the reader makes up that must not take the
+user's, and examples past the size limits."""
 
 from __future__ import annotations
 
@@ -91,6 +92,23 @@ FILE_AND_LIMIT_CASES: tuple[Case, ...] = (
             "line 2: labels: hallucination is false, but hallucinated_spans marks 1 span(s)",
             "line 2: labels: coverage_error is false, but uncovered lists 1 argument(s)",
             "line 2: labels: ambiguous is false, but ambiguous_type is repetition",
+        ),
+    ),
+    Case(
+        "misplaced-labels",
+        "a label misspelt inside `labels`, labels outside it, `labels` misspelt: kept, with a warning for each key",
+        around(
+            good("misspelt", labels={"halucination": True, "coverage_error": False}),
+            good("outside", hallucinated_spans=[[0, 5]], hallucination=True),
+            good("lables", lables={"hallucination": True}),
+        ),
+        (FIRST, "misspelt", "outside", "lables", LAST),
+        warnings=(
+            "line 2: labels.halucination: is not a label the explorer reads (did you mean 'hallucination'?); "
+            "kept as it is",
+            "line 3: hallucinated_spans: is a label, but outside `labels` it is not read; move it into labels",
+            "line 3: hallucination: is a label, but outside `labels` it is not read; move it into labels",
+            "line 4: lables: is not a field the explorer reads (did you mean 'labels'?); kept as it is",
         ),
     ),
     Case(

@@ -39,6 +39,7 @@ def _token(payload: bytes) -> str:
         (_token(b'{"id": "x"')[:-6], "cut short"),
         (_token(b"[1, 2"), "not a JSON record"),
         (_token(json.dumps({"id": "x", "query": "Q?", "perspectives": [], "response": "R"}).encode()), "perspectives"),
+        (_token(b"[" * 100_000), "nested too deeply"),  # issue 28: was a RecursionError on the page
     ],
 )
 def test_a_broken_token_names_what_is_wrong(token, problem):

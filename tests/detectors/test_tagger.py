@@ -146,7 +146,8 @@ def test_the_shipped_adapter_was_trained_on_todays_builds(perspectrum_file, writ
 
     record = json.loads((TaggerDetector.shipped / TASK / TRAINING_FILE).read_text())
     options = shlex.split(record["command"])[3:]
-    files = options[options.index("--data") + 1 : next(i for i, o in enumerate(options) if o.startswith("--") and i > 1)]
+    start = options.index("--data") + 1
+    files = options[start : next(i for i in range(start, len(options)) if options[i].startswith("--"))]
     built = {"written.jsonl": written_file, "perspectrum.jsonl": perspectrum_file}
     paths = [built.get(Path(f).name, ROOT / f) for f in files]
     part = options[options.index("--part") + 1]

@@ -212,12 +212,16 @@ def test_options_that_cannot_work_are_usage_errors_that_never_echo_a_key(tmp_pat
         "give an http:// or https:// address": ["--base-url", "ftp://host/v1", "--model", "m"],
         "name the model the server serves": unused[:2],
         "not to one on a server": [*unused, "--soft-prompt", "none"],
-        "retries must be between 0 and 10": [*unused, "--retries", "11"],
     }
     for message, options in cases.items():
         assert main([*base, *options]) == EXIT_USAGE, options
         error = capsys.readouterr().err
         assert message in error and KEY not in error, (options, error)
+    with pytest.raises(SystemExit) as refused:  # a number out of range is argparse's usage error
+        main([*base, *unused, "--retries", "11"])
+    assert (
+        refused.value.code == EXIT_USAGE and "--retries: 11 is out of range: must be [0, 10]" in capsys.readouterr().err
+    )
     assert not out.exists()
 
 

@@ -1,5 +1,9 @@
 import json
 import logging
+import os
+import resource
+import subprocess
+import sys
 
 import pytest
 
@@ -8,7 +12,7 @@ from explorer.detectors.rouge import RougeDetector
 from explorer.scoring.cache import ResultCache, result_key, write_seed_bundle
 from explorer.scoring.runner import score_example
 from tests.faults import explorer, unwritable_folder
-from tests.helpers import jsonl
+from tests.helpers import ROOT, jsonl
 
 
 class CountingRouge(RougeDetector):
@@ -132,6 +136,43 @@ def test_a_folder_in_an_entrys_place_is_a_miss_and_the_run_goes_on(tmp_path, sug
     assert len(caplog.messages) == 2  # one for reading, one for writing, not one per example
     assert "Is a directory" in caplog.messages[0] and "not cached" in caplog.messages[1]
     assert not list(entry.parent.glob("*.tmp"))
+
+
+# Issue 28: an entry is read only when it is a regular file. The old code waited for ever on a
+# FIFO and read /dev/zero until the memory ran out, so each case runs in a capped process.
+AN_ENTRY_THAT_IS_NOT_A_FILE = """
+import logging, os, sys
+from pathlib import Path
+from tests.helpers import make_example
+from tests.scoring.test_cache import cached_entry
+example = make_example("Taxes cut sugar.", ("pro", ["Taxes cut sugar."]))
+cache, detector, entry = cached_entry(Path(sys.argv[1]), example)
+entry.unlink()
+os.mkfifo(entry) if sys.argv[2] == "fifo" else entry.symlink_to("/dev/zero")
+logging.basicConfig()
+from explorer.scoring.runner import score_example
+assert score_example(example, [detector], cache).results and detector.calls == 2
+assert entry.is_file() and not entry.is_symlink()  # overwritten with the result
+"""
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero"])
+def test_an_entry_that_is_not_a_regular_file_is_a_miss_at_once(tmp_path, kind):
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    done = subprocess.run(
+        [sys.executable, "-c", AN_ENTRY_THAT_IS_NOT_A_FILE, str(tmp_path), kind.split()[0]],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=limit,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "not a regular file); it is computed again" in done.stderr
 
 
 def test_an_unwritable_cache_folder_scores_without_caching_and_says_so_once(tmp_path, sugar_example, caplog):

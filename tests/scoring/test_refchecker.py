@@ -1,4 +1,5 @@
 import json
+import pickle
 
 import pytest
 
@@ -128,3 +129,28 @@ def test_claims_command_writes_refchecker_json(tmp_path, capsys):
     )
     [plain] = read_reports(out)
     assert "matcher" not in plain.checker and f"\u2265 {DEFAULT_SETTINGS.match:.2f}" in plain.checker
+
+
+def test_an_encoder_folder_holding_a_pickle_is_a_usage_error_not_a_traceback(tmp_path, capsys):
+    """Issue 28: torch refuses the pickle, which the old code let through as a traceback."""
+    folder = tmp_path / "encoder"
+    folder.mkdir()
+    (folder / "config.json").write_text(
+        json.dumps({"model_type": "bert", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 1}),
+        encoding="utf-8",
+    )
+    (folder / "pytorch_model.bin").write_bytes(pickle.dumps(Payload()))
+    source, out = tmp_path / "in.jsonl", tmp_path / "claims.json"
+    source.write_text(jsonl(EXAMPLE.to_dict()), encoding="utf-8")
+    command = ["claims", str(source), "--granularity", "sentence", "--encoder", str(folder), "--out", str(out)]
+    assert main([*command, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"explorer: cannot load the model at {folder}: UnpicklingError" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+class Payload:
+    """A pickle that would call a function when loaded (a harmless one)."""
+
+    def __reduce__(self):
+        return (print, ("unpickled",))
