@@ -48,8 +48,12 @@ UNTUNED_REGULARIZATION = 1.0  # scikit-learn's default, when dev is trained on t
 
 
 def feature_sets(task: str) -> dict[str, tuple[str, ...]]:
-    """The feature sets tried on dev: the task's own scores of each component, or all of them."""
-    return {"own": tuple(f for f in FEATURES if f.endswith(task)), "all": FEATURES}
+    """The feature sets tried on dev, smallest first: one component's score of the task alone, the
+    task's own scores of every component, or all of them. A component alone wins where the head
+    fitted on the training data's mix would lean on cues the dev answers lack (on the foreign dev
+    set the tagger alone ranked hallucinations best: .870 against .760 for every own score)."""
+    alone = {component: (f"{component} {task}",) for component in COMPONENTS}
+    return {**alone, "own": tuple(f for f in FEATURES if f.endswith(task)), "all": FEATURES}
 
 
 def feature_matrix(examples: Sequence[Example], components: Mapping[str, Detector], cache=None) -> np.ndarray:
