@@ -42,7 +42,7 @@ kept = set(frame.index)
 shown = [e for e in loaded.examples if e.id in kept]
 st.caption(f"{len(shown)} of {len(loaded.examples)} examples match the filters.")
 
-view = evaluation.choose_view(methods)
+view = evaluation.choose_view(methods, shown, results, list(scored.jobs))
 # Only the open tab runs (on_change="rerun"); which one is open is kept in the URL.
 evaluate_tab, examples_tab, summaries_tab, export_tab = st.tabs(
     ["Evaluation", "Examples", "Summaries", "Export"], key=state.DATASET_TAB, bind="query-params"

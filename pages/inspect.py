@@ -21,17 +21,18 @@ BLANK = Example(
 st.title(
     "Inspect an example",
     anchor=False,
-    help="A faithful answer states every given argument (no coverage error) and nothing else (no hallucination). "
-    "Pick a sample, paste a record, or edit the fields; the address bar then holds the example, so a reload or "
-    "a shared link brings it back.",
+    help="Pick a sample, paste a record, or edit the fields; the address bar then holds the example, so a reload "
+    "or a shared link brings it back.",
 )
+st.caption(verdict.WHAT_IT_DOES)
 
 links.apply_example_link()
-samples = state.sample_examples()
-current = st.session_state.get(state.CURRENT_EXAMPLE) or (samples[0] if samples else BLANK)
-pick, paste, download = st.columns([3, 3, 2], vertical_alignment="bottom")
+current = st.session_state.get(state.CURRENT_EXAMPLE) or editor.first_sample(state.sample_examples()) or BLANK
+# The picker and the download share a row; the paste box and the editor open below it, full
+# width, so opening either moves nothing above it.
+pick, download = st.columns([5, 2], vertical_alignment="bottom")
 pick_slot, download_slot = pick.container(), download.container()
-with paste, st.expander("Paste JSON"):
+with st.expander("Paste JSON"):
     editor.paste_box(PREFIX)
 with st.expander("Edit the example", expanded=False):
     example, problems = editor.example_editor(PREFIX, current)
@@ -49,9 +50,11 @@ if not methods:
     st.info("Choose at least one detector in the sidebar.")
     st.stop()
 
+verdict_slot = verdict.verdict_placeholder(example)  # drawn before scoring: the old verdict goes at once
 scored, pending = results.results_for(example, methods)
 results.show_pending(pending)
-found = verdict.show_verdict(example, scored)
+with verdict_slot.container():
+    found = verdict.show_verdict(example, scored)
 verdict.show_scores(scored)
 with download_slot:
     verdict.report_button(example, scored, key=state.INSPECT_REPORT)

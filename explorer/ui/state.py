@@ -28,6 +28,10 @@ SHOW_GOLD = "show_gold"
 INSPECT_PREFIX = "inspect"  # the Inspect page's editor keys; other pages load examples into it
 INSPECT_REPORT = "inspect.report"
 INSPECT_TAB = "detector"  # bound to the URL: the query parameter naming the open detector tab
+VERDICT_SHOWN_FOR = "inspect.verdict_for"  # content hash of the example whose verdict the page shows
+# The sample Inspect opens on: a gold hallucination the verdict calls likely, so a first-time
+# user sees at once what the tool finds (an error-free sample showed "unlikely / unlikely").
+FIRST_SAMPLE = "congestion-charging-hallucination2"
 
 # Browse a test set
 DATASET_SOURCE = "dataset.source"
