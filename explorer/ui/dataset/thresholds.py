@@ -130,13 +130,17 @@ def show_thresholds(
         ("FPR", counts.false_positive_rate),
         ("precision", counts.precision),
     ]
-    text, buttons = st.columns([3, 2], vertical_alignment="center")
+    text, buttons = st.columns([1, 1], vertical_alignment="center")
     text.caption(" · ".join(f"{name} {'–' if v is None else f'{v:.2f}'}" for name, v in rates))
-    for value, label in ((marks.optimum, "Use this set's optimum"), (marks.calibrated, "Back to the verdict's")):
+    # One button: to the set's optimum, or (once there) back to the verdict's threshold.
+    for value, label, name in (
+        (marks.optimum, "Use the optimum", "optimum"),
+        (marks.calibrated, "Use the verdict's", "verdict"),
+    ):
         if value is not None and value != threshold:
             buttons.button(
                 f"{label} ({value:.2f})",
-                key=f"{widget}.use.{label}",
+                key=f"{widget}.use.{name}",
                 on_click=use,
                 args=(value,),
                 type="tertiary",
