@@ -22,6 +22,7 @@ chosen = source.choose_dataset()
 if chosen is None:
     st.stop()
 dataset_name, loaded = chosen
+evaluation.restore_view(dataset_name)
 source.scores_uploader(dataset_name)
 methods = source.dataset_methods(dataset_name, state.chosen_methods())
 if not methods:
@@ -61,3 +62,4 @@ if summaries_tab.open:
 if export_tab.open:
     with export_tab:
         examples.show_export(dataset_name, frame, shown, results, methods)
+evaluation.remember_view(dataset_name)

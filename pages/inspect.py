@@ -25,6 +25,7 @@ st.title(
     "or a shared link brings it back.",
 )
 st.caption(verdict.WHAT_IT_DOES)
+back_slot = st.container()  # "Back to the failures" when opened from them: known once the example is
 
 links.apply_example_link()
 current = st.session_state.get(state.CURRENT_EXAMPLE) or editor.first_sample(state.sample_examples()) or BLANK
@@ -40,6 +41,8 @@ with pick_slot:
     editor.sample_picker(PREFIX, example)  # after the editor: it names the example as edited
 st.session_state[state.CURRENT_EXAMPLE] = example
 in_link = links.sync_example_link(example)
+with back_slot:
+    links.back_to_dataset(example)
 
 results.show_example_header(example)
 if problems:
@@ -69,6 +72,9 @@ if scored or pending:
     shown = [name for name in methods if name in scored or name in pending]
     titles = [detectors.spec(name).title for name in shown]
     default = detectors.spec(detectors.VERDICT_DETECTOR).title
+    if st.session_state.get(state.INSPECT_TAB) not in [*titles, "Side by side"]:
+        # A tab of a detector since removed: left in place, it put a dead entry in the URL and history.
+        st.session_state.pop(state.INSPECT_TAB, None)
     # The most reliable detector opens first; only the open tab runs, and the URL keeps which.
     tabs = st.tabs(
         titles + (["Side by side"] if len(scored) > 1 else []),

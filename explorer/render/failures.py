@@ -84,8 +84,8 @@ def failure_html(
     threshold: float,
     titles: Mapping[str, str],
 ) -> str:
-    """One failure: the example's id, every detector's score, and the text it is about: for a
-    miss the gold span or dropped argument, for a false alarm the piece the detector flagged."""
+    """One failure: the example's id, the text it is about (for a miss the gold span or dropped
+    argument, for a false alarm the piece the detector flagged), then every detector's score."""
     if kind == MISSED:
         pieces = [(what, html.escape(_cut(text))) for what, text in gold_pieces(example, error_type)]
         if not pieces:
@@ -97,8 +97,9 @@ def failure_html(
         f'<div style="margin-top:0.15em"><span style="opacity:0.7">{html.escape(what)}:</span> “{quote}”</div>'
         for what, quote in pieces
     )
+    scores = scores_line(results, error_type, method, titles, threshold)
     return (
         f'<div data-failure="{html.escape(example.id)}" style="font-size:0.88em;line-height:1.4">'
-        f'<code style="font-size:0.9em">{html.escape(example.id)}</code> · '
-        f"{scores_line(results, error_type, method, titles, threshold)}{quotes}</div>"
+        f'<code style="font-size:0.9em">{html.escape(example.id)}</code>{quotes}'
+        f'<div style="opacity:0.8;font-size:0.92em;margin-top:0.15em">{scores}</div></div>'
     )

@@ -55,6 +55,26 @@ DATASET_FILTER_SCORE_RANGE = "score_range"
 DATASET_FILTER_TRUST_TRAPS = "traps"
 DATASET_SORT = "sort"
 DATASET_SORT_DESCENDING = "descending"
+# Every widget above: the view, remembered per dataset (DATASET_VIEW) for an address without it.
+DATASET_VIEW_KEYS = (
+    DATASET_ERROR_TYPE,
+    DATASET_SLICE,
+    DATASET_FAILURE_METHOD,
+    DATASET_TAB,
+    DATASET_FILTER_SPLIT,
+    DATASET_FILTER_TOPIC,
+    DATASET_FILTER_KIND,
+    DATASET_FILTER_GOLD,
+    DATASET_FILTER_AMBIGUOUS,
+    DATASET_FILTER_SCORE_COLUMN,
+    DATASET_FILTER_SCORE_RANGE,
+    DATASET_FILTER_TRUST_TRAPS,
+    DATASET_SORT,
+    DATASET_SORT_DESCENDING,
+)
+DATASET_VIEW = "dataset.view"  # {dataset name: {view key: value}}: the view as last shown
+DATASET_FAILURE_CHOSEN = "dataset.failure_chosen"  # the user picked whose failures: stop following the ranking
+DATASET_RETURN = "dataset.return"  # (dataset, example id) opened from its failures: Inspect links back
 DATASET_STARTED_JOBS = "dataset.started_jobs"
 DATASET_PAUSED_JOBS = "dataset.paused_jobs"
 DATASET_TABLE = "dataset.table"

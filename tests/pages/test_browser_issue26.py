@@ -262,3 +262,36 @@ def test_12_the_plotly_toolbar_stays_clear_of_the_claim_matrix_title(page):
     bar.wait_for()
     assert not overlap(bar.bounding_box(), matrix.locator(".xtitle").bounding_box())
     page.screenshot(path=str(ARTIFACTS / "issue26-12-claims.png"))  # with the toolbar: no `screenshot()`
+
+
+def test_3_back_from_a_failure_opened_in_inspect_keeps_the_view(page):
+    def the_view_is_kept() -> None:
+        page.get_by_text("Ambiguous organic · Coverage error").wait_for()  # the ROC curve's title
+        settle(page)
+        assert page.get_by_role("radio", name="Coverage error").is_checked()
+        assert page.get_by_text("Missed: gold coverage error").count() == 1
+
+    def open_a_failure() -> None:
+        page.locator("[class*=st-key-dataset-open-false]").first.get_by_role("button", name="Inspect").click()
+        page.wait_for_function("() => location.search.includes('example=')")
+        page.wait_for_selector("[data-score]")
+        settle(page)
+
+    remove_detector(page, VERDICT_TITLE)
+    open_dataset_page(page)
+    page.locator(".st-key-error").get_by_text("Coverage error").click()
+    page.get_by_text("Missed: gold coverage error").wait_for()
+    settle(page)
+    page.locator(".st-key-slice").click()
+    page.get_by_role("option", name="Ambiguous organic").click()
+    the_view_is_kept()
+    open_a_failure()
+    page.go_back()  # one Back
+    the_view_is_kept()
+    screenshot(page, "issue26-3-back")
+    open_a_failure()
+    back = page.get_by_role("link", name=re.compile("Back to the failures"))
+    assert in_viewport(back)
+    screenshot(page, "issue26-3-back-link")
+    back.click()
+    the_view_is_kept()

@@ -83,6 +83,30 @@ def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters
     )
 
 
+def restore_view(source: str) -> None:
+    """Bring back the view last shown on `source` when the address names none of it (the
+    sidebar's link, "Back to the failures" on Inspect). A link that names any part of a view is
+    followed as it is. Call before the view's widgets are drawn."""
+    params = st.query_params
+    saved = st.session_state.get(state.DATASET_VIEW, {}).get(source)
+    if not saved or any(key in params for key in state.DATASET_VIEW_KEYS):
+        return
+    for key, value in saved.items():
+        st.session_state[key] = value
+    if links.EXAMPLE_PARAM in params:
+        # Browser Back from a failure opened in Inspect lands on the entry Streamlit records for
+        # the page switch: this page with Inspect's query and none of the view. In a run started
+        # by Back the address wins over the values set above, so they take effect in a new run.
+        del params[links.EXAMPLE_PARAM]
+        st.rerun()
+
+
+def remember_view(source: str) -> None:
+    """Keep the view now shown on `source` (`restore_view`)."""
+    view = {key: st.session_state[key] for key in state.DATASET_VIEW_KEYS if key in st.session_state}
+    st.session_state.setdefault(state.DATASET_VIEW, {})[source] = view
+
+
 def choose_view(
     methods: Sequence[str], examples: Sequence[Example], results, scoring: Sequence[str] = ()
 ) -> tuple[str, str, str]:
@@ -111,10 +135,11 @@ def choose_view(
     )
     scored = [m for m in methods if m not in scoring] or list(methods)
     best = table.best_method(examples, results, scored, error_type, slice_name) or methods[0]
-    # A bound widget leaves the URL when it holds its default (`index`): no parameter means the
-    # user has not picked another method, so the choice follows the ranking as scores come in.
+    # Until the user picks one (here, or in the link they followed), the choice follows the
+    # ranking as scores come in. A bound widget holding its default (`index`) is not in the URL.
     chosen = st.session_state.get(state.DATASET_FAILURE_METHOD)
-    if state.DATASET_FAILURE_METHOD not in st.query_params and chosen != best:
+    picked = state.DATASET_FAILURE_METHOD in st.query_params or st.session_state.get(state.DATASET_FAILURE_CHOSEN)
+    if not picked and chosen != best:
         st.session_state[state.DATASET_FAILURE_METHOD] = best
     method = whose.selectbox(
         "Failures of",
@@ -123,6 +148,7 @@ def choose_view(
         format_func=report.method_title,
         key=state.DATASET_FAILURE_METHOD,
         bind=URL,
+        on_change=lambda: st.session_state.__setitem__(state.DATASET_FAILURE_CHOSEN, True),
         help="Starts on the detector that ranks best on this slice (★ in the table below).",
     )
     return error_type, slice_name, method
@@ -206,7 +232,7 @@ def show_failures(
                 st.caption("None at this threshold.")
             for example_id in ids[:MAX_FAILURES_LISTED]:
                 example = by_id[example_id]
-                text, button = st.columns([5, 1], vertical_alignment="top")
+                text, button = st.columns([3, 1], vertical_alignment="top")
                 text.html(
                     failures.failure_html(
                         example,

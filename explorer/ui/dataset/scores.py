@@ -45,6 +45,7 @@ def _pause_jobs(keep_dataset: str | None = None) -> None:
 
 def open_in_inspect(example: Example, source: str) -> None:
     _pause_jobs()
+    st.session_state[state.DATASET_RETURN] = (source, example.id)  # Inspect offers the way back
     links.open_in_inspect(example, source)
 
 
