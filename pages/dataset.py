@@ -8,7 +8,7 @@ from explorer.ui import phenomena, state
 from explorer.ui.dataset import evaluation, examples, scores, source
 from explorer.ui.frame import page_frame
 
-page_frame()
+page_frame(state.DATASET_PAGE)
 
 st.title(
     "Browse a test set",

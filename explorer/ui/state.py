@@ -128,6 +128,11 @@ LAB_USE_CURRENT = "lab.use_current"
 LAB_REPORT = "lab.report"
 LAB_TAB = "lab.tab"
 
+# Which page the previous run drew (`frame.page_frame`): a page tells a rerun from an entry.
+PAGE_NOW = "page.now"
+PAGE_BEFORE = "page.before"
+DATASET_PAGE = "dataset"
+
 # Links and uploads
 UPLOADS = "uploaded_datasets"
 LINKED_DATASET = "linked_dataset"
