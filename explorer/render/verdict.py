@@ -137,6 +137,21 @@ def verdict_html(example: Example, verdicts: Mapping[str, Verdict], detector_tit
     return f'<div style="line-height:1.5">{"".join(rows)}</div>'
 
 
+def verdict_change_html(before: Mapping[str, Verdict], after: Mapping[str, Verdict], detector_title: str) -> str:
+    """The verdict on each error type before and after an edit: pill and score on each side."""
+    rows = "".join(
+        f'<div data-verdict-change="{error_type}" style="display:grid;grid-template-columns:10.5em auto 2em auto;'
+        'gap:0.5em;align-items:baseline;margin:0.2em 0">'
+        f"<b>{ERROR_TITLES[error_type]}</b>"
+        f'<span data-side="before">{pill(before[error_type].verdict)} {before[error_type].score:.2f}</span>'
+        '<span style="text-align:center">→</span>'
+        f'<span data-side="after">{pill(after[error_type].verdict)} {after[error_type].score:.2f}</span></div>'
+        for error_type in ERROR_TYPES
+    )
+    note = f"the verdict of {html.escape(detector_title)}, before → after the edits"
+    return f'<div style="line-height:1.5">{rows}<div style="font-size:0.8em;opacity:0.7">{note}</div></div>'
+
+
 def pending_verdict_html(note: str) -> str:
     """Where the verdict goes while the example is scored: the same rows, each "scoring…", so the
     page neither jumps nor shows the previous example's verdict under a new question."""

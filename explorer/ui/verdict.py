@@ -12,7 +12,13 @@ from explorer.detectors import DetectorResult
 from explorer.evaluation import verdict
 from explorer.render import export
 from explorer.render.evidence import EXPLANATION, evidence_html
-from explorer.render.verdict import highlight_marks, pending_verdict_html, scores_html, verdict_html
+from explorer.render.verdict import (
+    highlight_marks,
+    pending_verdict_html,
+    scores_html,
+    verdict_change_html,
+    verdict_html,
+)
 from explorer.scoring.runner import score_example
 from explorer.ui.state import VERDICT_SHOWN_FOR, get_detector
 from explorer.ui.text import literal
@@ -66,6 +72,23 @@ def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dic
             titles = {name: detectors.spec(name).title for name in detectors.names()}
             st.html(evidence_html(judge.details["evidence"], titles))
     return found
+
+
+def show_verdict_change(
+    before_example: Example,
+    after_example: Example,
+    before: Mapping[str, DetectorResult],
+    after: Mapping[str, DetectorResult],
+) -> None:
+    """The lab's verdicts before and after its edits, side by side (`verdict_change_html`)."""
+    judges = [verdict_result(before_example, before), verdict_result(after_example, after)]
+    title = detectors.spec(detectors.VERDICT_DETECTOR).title
+    problems = [judge for judge in judges if isinstance(judge, str)]
+    if problems:
+        st.warning(f"No verdict: {title} cannot score this example ({problems[0]}).")
+        return
+    found = [verdict.verdicts(example, judge) for example, judge in zip((before_example, after_example), judges)]
+    st.html(verdict_change_html(*found, title))
 
 
 def show_scores(results: Mapping[str, DetectorResult]) -> None:

@@ -4,12 +4,15 @@ steps that met a problem and checks it stays fixed (the number is the issue's).
 1. Inspect shows the example and "scoring…" where the verdict goes, and a new example never
    sits above the previous example's verdict.
 2. The verdict quotes the least supported clause of a long sentence, not its first characters.
+3. Browser Back from a failure opened in Inspect shows the failures as they were; Inspect links back.
 4. The test set's sliders start at the verdict's calibrated threshold; the set's optimum is marked.
 5. "Failures of" follows the best-ranked detector; a miss shows its gold span and every score.
 7. Inspect opens on a sample with an error, named by what it shows, under a line saying what the tool does.
 8. A link to an upload that is gone says so instead of showing the sample under its address.
 9. Paste JSON opens full width below the picker, and a record without an id loads.
 10. Score bars draw the score solid and the threshold thin.
+11. The lab names the argument a synthetic error removed, gives the verdict before and after,
+    and opens its highlights on the verdict's detector.
 12. Plotly's toolbar stays clear of the claim matrix's title.
 """
 
@@ -295,3 +298,22 @@ def test_3_back_from_a_failure_opened_in_inspect_keeps_the_view(page):
     screenshot(page, "issue26-3-back-link")
     back.click()
     the_view_is_kept()
+
+
+def test_11_the_lab_names_what_a_synthetic_error_removed_and_gives_the_verdict_before_and_after(page):
+    page.locator("[data-testid=stSidebarNav]").get_by_text("Error-injection lab").click()
+    page.get_by_role("button", name="Make a synthetic hallucination").click()
+    removed = page.locator("[data-tag=removed]").first
+    removed.wait_for()
+    settle(page)
+    # Right under the buttons, the edit names the argument it removed, as the framed one reads.
+    edits = page.get_by_text(re.compile(r"^Edits: synthetic hallucination: removed (pro|con) \d+: "))
+    assert in_viewport(edits)
+    named = re.search(r"removed (?:pro|con) \d+: (.{20})", edits.inner_text()).group(1)
+    assert named in removed.inner_text()
+    for error_type in ("hallucination", "coverage"):
+        row = page.locator(f"[data-verdict-change={error_type}]")
+        assert row.locator("[data-side=before] [data-verdict]").count() == 1
+        assert row.locator("[data-side=after] [data-verdict]").count() == 1
+    assert page.get_by_role("tab", selected=True).last.inner_text() == VERDICT_TITLE  # the highlights' tabs
+    screenshot(page, "issue26-11-lab")
