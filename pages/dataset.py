@@ -50,7 +50,8 @@ evaluate_tab, examples_tab, summaries_tab, export_tab = st.tabs(
 )
 if evaluate_tab.open:
     with evaluate_tab:
-        progress = {m: (scored.scored(m), len(loaded.examples)) for m in scored.jobs}
+        total = len(loaded.examples)
+        progress = {m: (scores.scored_count(scored, m, total), total) for m in scored.jobs}
         evaluation.show_evaluation(dataset_name, dataset_key, shown, results, methods, view, progress)
 if examples_tab.open:
     with examples_tab:

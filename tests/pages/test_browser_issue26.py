@@ -7,6 +7,7 @@ steps that met a problem and checks it stays fixed (the number is the issue's).
 3. Browser Back from a failure opened in Inspect shows the failures as they were; Inspect links back.
 4. The test set's sliders start at the verdict's calibrated threshold; the set's optimum is marked.
 5. "Failures of" follows the best-ranked detector; a miss shows its gold span and every score.
+6. The AUC table's "scoring, n of N" keeps up with the progress bar.
 7. Inspect opens on a sample with an error, named by what it shows, under a line saying what the tool does.
 8. A link to an upload that is gone says so instead of showing the sample under its address.
 9. Paste JSON opens full width below the picker, and a record without an id loads.
@@ -317,3 +318,24 @@ def test_11_the_lab_names_what_a_synthetic_error_removed_and_gives_the_verdict_b
         assert row.locator("[data-side=after] [data-verdict]").count() == 1
     assert page.get_by_role("tab", selected=True).last.inner_text() == VERDICT_TITLE  # the highlights' tabs
     screenshot(page, "issue26-11-lab")
+
+
+def test_6_the_auc_tables_count_follows_the_progress_bar(page, tmp_path):
+    fresh = [e.replace(id=f"fresh-{e.id}", response=e.response + " Fresh.") for e in load_samples()[:40]]
+    data = tmp_path / "fresh.jsonl"
+    data.write_text("".join(json.dumps(e.to_dict()) + "\n" for e in fresh), encoding="utf-8")
+    page.locator("[data-testid=stSidebarNav]").get_by_text("Browse a test set").click()
+    page.locator(".st-key-dataset-uploader input[type=file]").set_input_files(str(data))
+    table = page.locator("[data-testid=stTable]", has_text=re.compile(r"scoring, \d+ of 40"))
+    table.wait_for()
+    first = int(re.search(r"scoring, (\d+) of 40", table.inner_text()).group(1))
+    # A tenth more scored (4 examples) reruns the page: the table's count moves on with the bar.
+    page.wait_for_function(
+        "first => { const m = document.body.innerText.match(/scoring, (\\d+) of 40/);"
+        " return m && Number(m[1]) >= first + 4; }",
+        arg=first,
+    )
+    settle(page)
+    counted = int(re.search(r"scoring, (\d+) of 40", table.inner_text()).group(1))
+    bar = page.get_by_text(re.compile(rf"{re.escape(VERDICT_TITLE)}: \d+ of 40 examples scored"))
+    assert 0 <= int(re.search(r": (\d+) of 40", bar.inner_text()).group(1)) - counted < 4
