@@ -72,9 +72,7 @@ if scored or pending:
     shown = [name for name in methods if name in scored or name in pending]
     titles = [detectors.spec(name).title for name in shown]
     default = detectors.spec(detectors.VERDICT_DETECTOR).title
-    if st.session_state.get(state.INSPECT_TAB) not in [*titles, "Side by side"]:
-        # A tab of a detector since removed: left in place, it put a dead entry in the URL and history.
-        st.session_state.pop(state.INSPECT_TAB, None)
+    state.forget_unless(state.INSPECT_TAB, [*titles, "Side by side"])
     # The most reliable detector opens first; only the open tab runs, and the URL keeps which.
     tabs = st.tabs(
         titles + (["Side by side"] if len(scored) > 1 else []),

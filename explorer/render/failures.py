@@ -68,7 +68,7 @@ def scores_line(
         score = auc.example_score(results[name], error_type)
         text = f"{html.escape(titles.get(name, name))} {score:.2f}"
         if name == method:
-            relation = "≥" if score >= threshold else "<"
+            relation = "≥" if score >= threshold else "&lt;"
             text = f"<b>{text}</b> {relation} {threshold:.2f}"
         parts.append(f'<span data-score-for="{html.escape(name)}">{text}</span>')
     return " · ".join(parts)

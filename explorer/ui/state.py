@@ -238,5 +238,12 @@ def salience_method_picker() -> None:
     )
 
 
+def forget_unless(key: str, allowed: list[str]) -> None:
+    """Drop the value under `key` unless it is one of `allowed`: a bound tab left on a detector
+    since removed put a dead value in the URL, and an entry in the browser's history."""
+    if st.session_state.get(key) not in allowed:
+        st.session_state.pop(key, None)
+
+
 def chosen_methods() -> list[str]:
     return list(st.session_state.get(METHODS, DEFAULT_METHODS))
