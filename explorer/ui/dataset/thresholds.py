@@ -66,18 +66,18 @@ def marks_html(marks: table.Thresholds) -> str:
     place on the 0 to 1 scale, each named with its value."""
     ticks = []
     for value, name, color, side in (
-        (marks.calibrated, f"verdict {marks.calibrated}", "#111827", "top"),
-        (marks.optimum, f"this set's optimum {marks.optimum}", "#2563eb", "bottom"),
+        (marks.calibrated, "verdict", "#111827", "top"),
+        (marks.optimum, "this set's optimum", "#2563eb", "bottom"),
     ):
         if value is None:
             continue
         # Labels past the middle hang left of their tick, so the last one stays on screen.
         anchor = "right:0" if value > 0.5 else "left:0"
         ticks.append(
-            f'<span data-mark="{html.escape(name.rsplit(" ", 1)[0])}" data-value="{value:.2f}" '
+            f'<span data-mark="{html.escape(name)}" data-value="{value:.2f}" '
             f'style="position:absolute;left:{100 * value:.1f}%;{side}:0;height:50%;border-left:2px solid {color}">'
             f'<span style="position:absolute;{anchor};{side}:0;white-space:nowrap;font-size:0.75em;color:{color};'
-            f'padding:0 4px;line-height:1.1">{html.escape(name)}</span></span>'
+            f'padding:0 4px;line-height:1.1">{html.escape(name)} {value:.2f}</span></span>'
         )
     # The slider's track starts and ends half a thumb (about 0.5rem) inside its box.
     return (
