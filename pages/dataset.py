@@ -8,7 +8,7 @@ from explorer.ui import phenomena, state
 from explorer.ui.dataset import evaluation, examples, scores, source
 from explorer.ui.frame import page_frame
 
-page_frame()
+page_frame(state.DATASET_PAGE)
 
 st.title(
     "Browse a test set",
@@ -22,6 +22,7 @@ chosen = source.choose_dataset()
 if chosen is None:
     st.stop()
 dataset_name, loaded = chosen
+evaluation.restore_view(dataset_name)
 source.scores_uploader(dataset_name)
 methods = source.dataset_methods(dataset_name, state.chosen_methods())
 if not methods:
@@ -42,14 +43,15 @@ kept = set(frame.index)
 shown = [e for e in loaded.examples if e.id in kept]
 st.caption(f"{len(shown)} of {len(loaded.examples)} examples match the filters.")
 
-view = evaluation.choose_view(methods)
+view = evaluation.choose_view(methods, shown, results, list(scored.jobs))
 # Only the open tab runs (on_change="rerun"); which one is open is kept in the URL.
 evaluate_tab, examples_tab, summaries_tab, export_tab = st.tabs(
     ["Evaluation", "Examples", "Summaries", "Export"], key=state.DATASET_TAB, bind="query-params"
 )
 if evaluate_tab.open:
     with evaluate_tab:
-        progress = {m: (scored.scored(m), len(loaded.examples)) for m in scored.jobs}
+        total = len(loaded.examples)
+        progress = {m: (scores.scored_count(scored, m, total), total) for m in scored.jobs}
         evaluation.show_evaluation(dataset_name, dataset_key, shown, results, methods, view, progress)
 if examples_tab.open:
     with examples_tab:
@@ -61,3 +63,4 @@ if summaries_tab.open:
 if export_tab.open:
     with export_tab:
         examples.show_export(dataset_name, frame, shown, results, methods)
+evaluation.remember_view(dataset_name)

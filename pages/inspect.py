@@ -21,19 +21,21 @@ BLANK = Example(
 st.title(
     "Inspect an example",
     anchor=False,
-    help="A faithful answer states every given argument (no coverage error) and nothing else (no hallucination). "
-    "Pick a sample, paste a record, or edit the fields; the address bar then holds the example, so a reload or "
-    "a shared link brings it back.",
+    help="Pick a sample, paste a record, or edit the fields; the address bar then holds the example, so a reload "
+    "or a shared link brings it back.",
 )
+st.caption(verdict.WHAT_IT_DOES)
+back_slot = st.container()  # "Back to the failures" when opened from them: known once the example is
 
 links.apply_example_link()
 backend, settings = generate.sidebar_settings()
 generate.take_finished(PREFIX)  # before the editor: a finished answer becomes its response
-samples = state.sample_examples()
-current = st.session_state.get(state.CURRENT_EXAMPLE) or (samples[0] if samples else BLANK)
-pick, paste, download = st.columns([3, 3, 2], vertical_alignment="bottom")
+current = st.session_state.get(state.CURRENT_EXAMPLE) or editor.first_sample(state.sample_examples()) or BLANK
+# The picker and the download share a row; the paste box and the editor open below it, full
+# width, so opening either moves nothing above it.
+pick, download = st.columns([5, 2], vertical_alignment="bottom")
 pick_slot, download_slot = pick.container(), download.container()
-with paste, st.expander("Paste JSON"):
+with st.expander("Paste JSON"):
     editor.paste_box(PREFIX)
 with st.expander("Edit the example", expanded=False):
     example, problems = editor.example_editor(PREFIX, current)
@@ -41,6 +43,8 @@ with pick_slot:
     editor.sample_picker(PREFIX, example)  # after the editor: it names the example as edited
 st.session_state[state.CURRENT_EXAMPLE] = example
 in_link = links.sync_example_link(example)
+with back_slot:
+    links.back_to_dataset(example)
 
 results.show_example_header(example, beside=lambda: generate.buttons(example, problems, backend, settings))
 generate.show_progress()
@@ -52,9 +56,11 @@ if not methods:
     st.info("Choose at least one detector in the sidebar.")
     st.stop()
 
+verdict_slot = verdict.verdict_placeholder(example)  # drawn before scoring: the old verdict goes at once
 scored, pending = results.results_for(example, methods)
 results.show_pending(pending)
-found = verdict.show_verdict(example, scored)
+with verdict_slot.container():
+    found = verdict.show_verdict(example, scored)
 verdict.show_scores(scored)
 with download_slot:
     verdict.report_button(example, scored, key=state.INSPECT_REPORT)
@@ -69,6 +75,7 @@ if scored or pending:
     shown = [name for name in methods if name in scored or name in pending]
     titles = [detectors.spec(name).title for name in shown]
     default = detectors.spec(detectors.VERDICT_DETECTOR).title
+    state.forget_unless(state.INSPECT_TAB, [*titles, "Side by side"])
     # The most reliable detector opens first; only the open tab runs, and the URL keeps which.
     tabs = st.tabs(
         titles + (["Side by side"] if len(scored) > 1 else []),

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer.ui import lab, results, state
+from explorer.ui import lab, results, state, verdict
 from explorer.ui.frame import page_frame
 
 page_frame()
@@ -31,6 +31,7 @@ heading, download = st.columns([3, 1], vertical_alignment="bottom")
 heading.subheader("Scores before and after", anchor=False)
 with download:
     lab.report_button(before, example, new)
+verdict.show_verdict_change(before, example, old, new)
 lab.show_changes(old, new, methods)
 st.subheader("Highlights", anchor=False)
 lab.show_highlights(before, example, old, new, methods)

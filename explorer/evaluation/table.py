@@ -16,8 +16,9 @@ import pandas as pd
 
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
-from explorer.evaluation import auc, slices
+from explorer.evaluation import auc, slices, statistics
 from explorer.evaluation.auc import Results
+from explorer.evaluation.calibration import Calibrations, shipped
 
 GOLD_CATEGORIES = ("error-free", "hallucination", "coverage error", "both errors", "unlabelled")
 NOT_AMBIGUOUS = "not ambiguous"
@@ -150,6 +151,66 @@ def outcomes(
             (False, False): "true negative",
         }[(label, predicted)]
     return pd.Series(found, dtype="string", name="outcome")
+
+
+def best_method(
+    examples: Sequence[Example], results: Results, methods: Sequence[str], error_type: str, slice_name: str
+) -> str | None:
+    """The method with the highest ROC AUC on the slice (the table's ★), None when none has one.
+    Ties keep the earlier method."""
+    members = slices.slice_members(examples, error_type, slice_name)
+    labels, scores = auc.slice_scores(members, results, methods, error_type)
+    found = {}
+    for method in methods:
+        gold = [labels[i] for i in scores[method]]
+        if len(set(gold)) == 2:
+            found[method] = statistics.roc_auc(gold, list(scores[method].values()))
+    return max(found, key=lambda m: found[m]) if found else None
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Where a method's threshold slider starts on a slice, and the slice's own optimum.
+
+    `calibrated`: the threshold of the method's verdict (P(error) = 0.5 on its calibration data,
+    `resources/calibration.json`), clipped to the slider's [0, 1]; None when no calibration fits
+    the method's results. `optimum`: Youden's J on this slice; None without both classes.
+    """
+
+    calibrated: float | None
+    optimum: float | None
+    calibrated_on: str = ""
+
+    @property
+    def start(self) -> float | None:
+        """The verdict's threshold where there is one, so the failures listed are what the verdict flags."""
+        return self.calibrated if self.calibrated is not None else self.optimum
+
+
+def thresholds(
+    examples: Sequence[Example],
+    results: Results,
+    method: str,
+    error_type: str,
+    slice_name: str,
+    calibrations: Calibrations | None = None,
+) -> Thresholds:
+    """The calibrated threshold and the slice's optimum of `method` (both to two decimals, the slider's step)."""
+    calibrations = calibrations or shipped()
+    members = slices.slice_members(examples, error_type, slice_name)
+    labels, scores = auc.slice_scores(members, results, [method], error_type)
+    gold = [labels[i] for i in scores[method]]
+    optimum = None
+    if len(set(gold)) == 2:
+        optimum = int(statistics.youden_threshold(gold, list(scores[method].values())) * 100) / 100
+    calibrated = None
+    # Every result of a method on one page comes from the same detector settings: one answers for all.
+    result = next((r[method] for r in results.values() if method in r), None)
+    calibration = calibrations.get(result, error_type) if result is not None else None
+    if calibration is not None and calibration.informative:
+        calibrated = round(min(max(calibration.threshold, 0.0), 1.0), 2)
+    on = calibrations.data_of(method) if calibrated is not None else ""
+    return Thresholds(calibrated=calibrated, optimum=optimum, calibrated_on=on)
 
 
 def topic_summary(examples: Sequence[Example], results: Results, methods: Sequence[str]) -> pd.DataFrame:

@@ -6,18 +6,32 @@ The verdict comes from one detector's score read through its calibration
 the piece of text responsible: for a hallucination the response sentence the detector scores
 worst (highest word score, ties broken by the mean: for the semantic alignment that is the
 sentence of its least supported claim), for a coverage error the argument it scores worst.
+
+A sentence can run to several lines while the problem is one clause of it ("…, as London found
+in 2003"), and a quote cut at its first characters hides it. So each piece also names its
+`focus`: the clause the detector scores worst, and among equals (the verdict detector scores a
+claim's words alike) the clause with the largest share of content words the other side never
+uses (the arguments for a sentence, the response for an argument): ROUGE-1's notion of support.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import DetectorResult
 from explorer.evaluation.calibration import Calibration, Calibrations, shipped
 from explorer.text.claims import split_sentences
+from explorer.text.words import DEFAULT_SEGMENTER
+
+# Where a quote may cut a sentence into clauses: after a comma, semicolon, colon or dash, and
+# around brackets. Finer than `explorer.text.claims.clause_spans` (which cuts only where two
+# arguments could join): a quote needs the clause holding an invented detail, however joined.
+_CUT = re.compile(r"[,;:\u2014\u2013(]\s+|\s+[\u2014\u2013(]|\)\s*")
+MIN_FOCUS_WORDS = 3  # a clause with fewer content words ("letting buses") joins the one before
 
 
 @dataclass(frozen=True)
@@ -31,6 +45,7 @@ class Piece:
     score: float
     perspective: int | None = None
     argument: int | None = None
+    focus: tuple[int, int] | None = None  # the least supported clause, offsets as `start`, `end`
 
     @property
     def anchor(self) -> str:
@@ -63,6 +78,46 @@ def _rank(scores: list[float]) -> tuple[float, float]:
     return (max(scores), sum(scores) / len(scores)) if scores else (-1.0, -1.0)
 
 
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """`text[start:end]` cut into clauses (`_CUT`), each with at least `MIN_FOCUS_WORDS` content
+    words where possible, surrounding spaces and the cut's punctuation left out."""
+    pieces, cursor = [], start
+    for cut in _CUT.finditer(text, start, end):
+        pieces.append((cursor, cut.start()))
+        cursor = cut.end()
+    pieces.append((cursor, end))
+    merged: list[tuple[int, int]] = []
+    for left, right in pieces:
+        if merged and (_count(text, merged[-1]) < MIN_FOCUS_WORDS or _count(text, (left, right)) < MIN_FOCUS_WORDS):
+            merged[-1] = (merged[-1][0], right)
+        else:
+            merged.append((left, right))
+    return [(left + len(text[left:right]) - len(text[left:right].lstrip()), right) for left, right in merged]
+
+
+def _count(text: str, span: tuple[int, int]) -> int:
+    return len(DEFAULT_SEGMENTER.content_words(text[span[0] : span[1]]))
+
+
+def _focus(
+    text: str, start: int, end: int, scores: Sequence[tuple[int, int, float]], other: frozenset[str]
+) -> tuple[int, int]:
+    """The clause of `text[start:end]` with the worst detector scores (`scores`: word offsets
+    and score), ties broken by the share of its content words whose stem is not in `other`."""
+
+    def rank(span: tuple[int, int]) -> tuple[float, float]:
+        inside = [score for left, right, score in scores if span[0] <= left and right <= span[1]]
+        words = DEFAULT_SEGMENTER.content_words(text[span[0] : span[1]])
+        unsupported = sum(word.stem not in other for word in words) / len(words) if words else 0.0
+        return (sum(inside) / len(inside) if inside else -1.0, unsupported)
+
+    return max(_clauses(text, start, end), key=rank)
+
+
+def _stems(texts: Sequence[str]) -> frozenset[str]:
+    return frozenset(word.stem for text in texts for word in DEFAULT_SEGMENTER.content_words(text))
+
+
 def worst_sentence(example: Example, result: DetectorResult) -> Piece | None:
     """The response sentence with the highest word score (ties: highest mean); None without scored words."""
     best, best_rank = None, (-1.0, -1.0)
@@ -71,7 +126,11 @@ def worst_sentence(example: Example, result: DetectorResult) -> Piece | None:
         rank = _rank(inside)
         if inside and rank > best_rank:
             best, best_rank = Piece(sentence.text, sentence.start, sentence.end, rank[0]), rank
-    return best
+    if best is None:
+        return None
+    words = [(w.start, w.end, w.score) for w in result.response_words]
+    arguments = _stems([text for _, _, text in example.arguments()])
+    return replace(best, focus=_focus(example.response, best.start, best.end, words, arguments))
 
 
 def worst_argument(example: Example, result: DetectorResult) -> Piece | None:
@@ -82,7 +141,10 @@ def worst_argument(example: Example, result: DetectorResult) -> Piece | None:
         rank = _rank(inside)
         if inside and rank > best_rank:
             best, best_rank = Piece(text, 0, len(text), rank[0], p, a), rank
-    return best
+    if best is None:
+        return None
+    words = [(w.start, w.end, w.score) for w in result.argument_word_scores(best.perspective, best.argument)]
+    return replace(best, focus=_focus(best.text, 0, len(best.text), words, _stems([example.response])))
 
 
 def verdicts(example: Example, result: DetectorResult, calibrations: Calibrations | None = None) -> dict[str, Verdict]:

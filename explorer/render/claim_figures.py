@@ -159,8 +159,10 @@ def coverage_matrix(example: Example, assessment: Assessment) -> go.Figure:
         tickmode="array", tickvals=rows, ticktext=y_labels, autorange="reversed", title_text="arguments"
     )
     figure.update_layout(
-        height=max(260, 70 + 34 * n_arguments),
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=max(290, 100 + 34 * n_arguments),
+        # The axis title and claim labels sit on top; 30 px above them keep plotly's toolbar
+        # (drawn over the figure's top right on hover) off the title.
+        margin={"l": 10, "r": 10, "t": 90, "b": 10},
         plot_bgcolor="white",
         hoverlabel={"align": "left"},
     )

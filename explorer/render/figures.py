@@ -93,9 +93,16 @@ def roc_figure(
 
 
 def score_distribution_figure(
-    labels: Sequence[bool], scores: Sequence[float], threshold: float, *, title: str = "", color: str | None = None
+    labels: Sequence[bool],
+    scores: Sequence[float],
+    threshold: float,
+    *,
+    title: str = "",
+    color: str | None = None,
+    optimum: float | None = None,
 ) -> go.Figure:
-    """Scores of gold errors vs gold non-errors, each example a point, the threshold a line."""
+    """Scores of gold errors vs gold non-errors, each example a point, the threshold a line (and
+    the data's optimum threshold a dotted one, when given)."""
     labels = np.asarray(labels, dtype=bool)
     scores = np.asarray(scores, dtype=float)
     figure = go.Figure()
@@ -116,6 +123,8 @@ def score_distribution_figure(
             )
         )
     figure.add_vline(x=threshold, line={"color": "#dc2626", "width": 2, "dash": "dash"})
+    if optimum is not None and optimum != threshold:
+        figure.add_vline(x=optimum, line={"color": "#2563eb", "width": 1, "dash": "dot"})
     figure.update_layout(**_LAYOUT, title=title, height=220, showlegend=False, xaxis={"title": "error score"})
     return figure
 

@@ -21,8 +21,7 @@ from explorer.evaluation.calibration import (
     Calibration,
     shipped,
 )
-from explorer.evaluation.verdict import Verdict
-from explorer.render.highlights import score_color
+from explorer.evaluation.verdict import Piece, Verdict
 
 VERDICT_STYLES = {  # text color, background
     LIKELY: ("#991b1b", "rgba(239,68,68,0.16)"),
@@ -48,17 +47,48 @@ _PIECE_WORDS = {
 _SHORTEN = 160
 
 
-def pill(verdict: str | None) -> str:
+def pill(verdict: str | None, words: str = "") -> str:
+    """The verdict in a coloured pill; `words` replace the verdict's own (e.g. "scoring…")."""
     color, background = VERDICT_STYLES[verdict]
     return (
         f'<span data-verdict="{verdict or "none"}" style="display:inline-block;min-width:5.5em;text-align:center;'
         f"padding:0 0.5em;border-radius:0.8em;font-weight:600;color:{color};background:{background};"
-        f'border:1px solid {color}44">{VERDICT_WORDS[verdict]}</span>'
+        f'border:1px solid {color}44">{html.escape(words or VERDICT_WORDS[verdict])}</span>'
     )
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= _SHORTEN else text[: _SHORTEN - 1].rstrip() + "…"
+def _cut_left(text: str, keep: int) -> str:
+    """The last `keep` characters of `text` or fewer, from a word start, "…" first when cut."""
+    if len(text) <= keep:
+        return text
+    tail = text[len(text) - keep :]
+    return "…" + (tail.split(" ", 1)[1] if " " in tail else "")
+
+
+def _cut_right(text: str, keep: int) -> str:
+    """The first `keep` characters of `text` or fewer, to a word end, "…" last when cut."""
+    if len(text) <= keep:
+        return text
+    head = text[:keep]
+    return (head.rsplit(" ", 1)[0] if " " in head else "") + "…"
+
+
+def quote_html(piece: Piece) -> str:
+    """The piece, escaped; when longer than `_SHORTEN` characters, its focus (the least supported
+    clause) in bold with as much of the text around it as fits, so a long sentence is quoted
+    where its problem is, never cut off before it."""
+    text = piece.text
+    if len(text) <= _SHORTEN:
+        return html.escape(text)
+    left, right = piece.focus or (piece.start, piece.end)
+    left, right = left - piece.start, right - piece.start  # offsets into `text`
+    focus = _cut_right(text[left:right], _SHORTEN)
+    room = max(_SHORTEN - len(focus), 0)
+    before = _cut_left(text[:left], room // 2) if left else ""
+    after = _cut_right(text[right:], room - len(before)) if right < len(text) and len(focus) == right - left else ""
+    if not before.strip() and not after.strip():
+        return html.escape(before + focus + after)
+    return f"{html.escape(before)}<b data-focus>{html.escape(focus)}</b>{html.escape(after)}"
 
 
 def _piece_name(example: Example, verdict: Verdict) -> str:
@@ -91,7 +121,7 @@ def verdict_html(example: Example, verdicts: Mapping[str, Verdict], detector_tit
         where = ""
         if piece is not None:
             label = f"{_PIECE_WORDS[error_type][verdict.verdict]} {_piece_name(example, verdict)}"
-            quoted = f"“{html.escape(_short(piece.text))}”"
+            quoted = f"“{quote_html(piece)}”"
             target = (
                 f'<a href="#{piece.anchor}" style="color:inherit" title="show it in the highlights">{quoted}</a>'
                 if links
@@ -109,28 +139,59 @@ def verdict_html(example: Example, verdicts: Mapping[str, Verdict], detector_tit
     return f'<div style="line-height:1.5">{"".join(rows)}</div>'
 
 
-def _bar(score: float, calibration: Calibration | None) -> str:
-    """A score bar (0 to 1) with the threshold as a tick and the unclear band shaded."""
+def verdict_change_html(before: Mapping[str, Verdict], after: Mapping[str, Verdict], detector_title: str) -> str:
+    """The verdict on each error type before and after an edit: pill and score on each side."""
+    rows = "".join(
+        f'<div data-verdict-change="{error_type}" style="display:grid;grid-template-columns:10.5em auto 2em auto;'
+        'gap:0.5em;align-items:baseline;margin:0.2em 0">'
+        f"<b>{ERROR_TITLES[error_type]}</b>"
+        f'<span data-side="before">{pill(before[error_type].verdict)} {before[error_type].score:.2f}</span>'
+        '<span style="text-align:center">→</span>'
+        f'<span data-side="after">{pill(after[error_type].verdict)} {after[error_type].score:.2f}</span></div>'
+        for error_type in ERROR_TYPES
+    )
+    note = f"the verdict of {html.escape(detector_title)}, before → after the edits"
+    return f'<div style="line-height:1.5">{rows}<div style="font-size:0.8em;opacity:0.7">{note}</div></div>'
+
+
+def pending_verdict_html(note: str) -> str:
+    """Where the verdict goes while the example is scored: the same rows, each "scoring…", so the
+    page neither jumps nor shows the previous example's verdict under a new question."""
+    rows = "".join(
+        f'<div data-error-type="{error_type}" data-pending style="display:grid;grid-template-columns:10.5em 6.5em 1fr;'
+        'gap:0.6em;align-items:baseline;margin:0.25em 0">'
+        f"<b>{ERROR_TITLES[error_type]}</b>{pill(None, 'scoring…')}"
+        f'<span style="opacity:0.6">{html.escape(note)}</span></div>'
+        for error_type in ERROR_TYPES
+    )
+    return f'<div data-verdict-pending style="line-height:1.5">{rows}</div>'
+
+
+def _bar(score: float, verdict: str | None, calibration: Calibration | None) -> str:
+    """A score bar (0 to 1): the score a solid fill in its verdict's colour, the threshold a thin
+    dark line over it, the unclear band a light strip along the bottom edge."""
     marks = ""
     if calibration is not None and calibration.informative:
         low = min(max(calibration.unlikely_below, 0.0), 1.0)
         high = min(max(calibration.likely_from, 0.0), 1.0)
         tick = calibration.threshold
         marks = (
-            f'<span style="position:absolute;left:{100 * low:.1f}%;width:{100 * (high - low):.1f}%;'
-            'top:0;bottom:0;background:rgba(245,158,11,0.15)"></span>'
+            f'<span data-part="unclear" style="position:absolute;left:{100 * low:.1f}%;width:{100 * (high - low):.1f}%;'
+            'bottom:-4px;height:3px;background:rgba(245,158,11,0.55)"></span>'
         )
         if 0.0 <= tick <= 1.0:
             marks += (
-                f'<span style="position:absolute;left:calc({100 * tick:.1f}% - 1px);top:-3px;bottom:-3px;'
-                'width:2px;background:#111"></span>'
+                f'<span data-part="threshold" style="position:absolute;left:{100 * tick:.1f}%;top:-3px;bottom:-3px;'
+                'width:1px;background:#111"></span>'
             )
+    color = VERDICT_STYLES[verdict][0]
+    # Even a score of 0.00 leaves a sliver of colour at the left edge, so the bar never reads as empty.
     return (
-        '<span style="position:relative;display:inline-block;width:7em;height:0.8em;vertical-align:middle;'
-        'background:rgba(128,128,128,0.12);border-radius:2px">'
-        f"{marks}"
-        f'<span style="position:absolute;left:0;top:0;bottom:0;width:{100 * min(max(score, 0.0), 1.0):.1f}%;'
-        f'background:{score_color(score)};border-right:1px solid rgba(0,0,0,0.35)"></span></span>'
+        '<span style="position:relative;display:inline-block;width:7em;height:0.9em;vertical-align:middle;'
+        'background:rgba(128,128,128,0.15);border-radius:2px">'
+        f'<span data-part="score" style="position:absolute;left:0;top:0;bottom:0;'
+        f'width:max(2px, {100 * min(max(score, 0.0), 1.0):.1f}%);background:{color};border-radius:2px"></span>'
+        f"{marks}</span>"
     )
 
 
@@ -165,17 +226,19 @@ def scores_html(
             cells.append(
                 f'<td style="padding:0.2em 0.8em;vertical-align:top" title="{detail}" '
                 f'data-score-of="{html.escape(name)}.{error_type}">'
-                f"{_bar(score, calibration)} <b>{score:.2f}</b> {pill(verdict)}{_near_chance(calibration)}"
+                f"{_bar(score, verdict, calibration)} <b>{score:.2f}</b> {pill(verdict)}{_near_chance(calibration)}"
                 f'<span style="opacity:0.65;font-size:0.8em">{extra}</span></td>'
             )
         title = f'<td style="padding:0.2em 0.8em 0.2em 0;vertical-align:top">{html.escape(titles[name])}</td>'
         rows.append(f"<tr>{title}{''.join(cells)}</tr>")
     legend = (
-        '<div style="font-size:0.8em;opacity:0.75;margin-top:0.2em">Bar: the error score (0 to 1); '
-        '<span style="display:inline-block;width:2px;height:0.9em;background:#111;vertical-align:middle"></span> '
-        "the detector's threshold (P(error) = 0.5 on its calibration data: "
-        f"{html.escape('; '.join(shipped().data_of_all(results)) or 'none')}); shaded: unclear "
-        f"(P(error) between {UNLIKELY_BELOW:.1f} and {LIKELY_FROM:.1f}). Hover a cell for its numbers.</div>"
+        '<div style="font-size:0.8em;opacity:0.75;margin-top:0.2em">Bar: the error score (0 to 1), coloured by '
+        'its verdict; <span style="display:inline-block;width:1px;height:0.9em;background:#111;'
+        'vertical-align:middle"></span> the detector\'s threshold (P(error) = 0.5 on its calibration data: '
+        f"{html.escape('; '.join(shipped().data_of_all(results)) or 'none')}); "
+        '<span style="display:inline-block;width:1.2em;height:3px;background:rgba(245,158,11,0.55);'
+        f'vertical-align:middle"></span> unclear (P(error) between {UNLIKELY_BELOW:.1f} and {LIKELY_FROM:.1f}). '
+        "Hover a cell for its numbers.</div>"
     )
     return (
         '<table style="border-collapse:collapse;font-size:0.92em"><thead><tr>'

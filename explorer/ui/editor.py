@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 
 from explorer.data.example import Example, Labels, Perspective
 from explorer.data.jsonl import FormatError, InvalidExample, loads, parse_example, validate
 from explorer.data.samples import picker_label
-from explorer.ui.state import sample_examples
+from explorer.ui.state import FIRST_SAMPLE, sample_examples
 from explorer.ui.text import literal
 
 
@@ -92,7 +93,11 @@ def paste_box(prefix: str) -> None:
     def load() -> None:
         text = state[_k(prefix, "paste")].strip()
         try:
-            example = parse_example(loads(text))
+            record = loads(text)
+            if isinstance(record, dict) and "id" not in record:
+                # An id only names the example (in links, reports): one derived from the text will do.
+                record = {"id": f"pasted-{hashlib.sha1(text.encode('utf-8')).hexdigest()[:8]}", **record}
+            example = parse_example(record)
         except json.JSONDecodeError as error:
             state[_k(prefix, "paste_errors")] = [
                 f"invalid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
@@ -108,12 +113,17 @@ def paste_box(prefix: str) -> None:
         "One example as JSON",
         key=_k(prefix, "paste"),
         height=150,
-        placeholder='{"id": "mine", "query": "...", "perspectives": [{"name": "pro", "arguments": ["..."]}], '
-        '"response": "..."}   or   {"question": "...", "response": "...", "reference": ["..."]}',
+        placeholder='{"query": "...", "perspectives": [{"name": "pro", "arguments": ["..."]}], "response": "..."}'
+        '   or   {"question": "...", "response": "...", "reference": ["..."]}   ("id" optional)',
     )
     st.button("Load JSON", key=_k(prefix, "paste_load"), on_click=load)
     for message in state.get(_k(prefix, "paste_errors"), []):
         st.error(literal(message))
+
+
+def first_sample(samples: Sequence[Example]) -> Example | None:
+    """The sample a first visit opens on (`FIRST_SAMPLE`), else the first one."""
+    return next((e for e in samples if e.id == FIRST_SAMPLE), samples[0] if samples else None)
 
 
 def sample_picker(prefix: str, shown: Example | None = None) -> None:

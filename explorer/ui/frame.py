@@ -19,7 +19,11 @@ ICON = "🔎"
 COMPACT = "<style>[data-testid=stMainBlockContainer] { padding-top: 2.5rem; }</style>"
 
 
-def page_frame() -> None:
+def page_frame(page: str = "") -> None:
+    """`page` names the page in `state.PAGE_BEFORE` for the next run; a page that never asks
+    where the user came from may leave it out."""
     st.set_page_config(page_title=TITLE, page_icon=ICON, layout="wide")
+    session = st.session_state
+    session[state.PAGE_BEFORE], session[state.PAGE_NOW] = session.get(state.PAGE_NOW), page
     st.html(COMPACT)  # only a style: Streamlit applies it without drawing an element
     state.sidebar()

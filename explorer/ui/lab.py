@@ -62,13 +62,21 @@ def _forget_choices() -> None:
         st.session_state.pop(key, None)
 
 
-def _apply(description: str, edit: Callable[[Example], Example]) -> None:
+def _apply(description: str, edit: Callable[[Example], Example], *, name_changes: bool = False) -> None:
+    """Apply `edit` to the after example; `name_changes` adds which arguments it removed or added
+    to the description (a random edit's choice is otherwise known only to the seed)."""
     session = st.session_state
+    current = session[state.LAB_AFTER]
     try:
-        edited = edit(session[state.LAB_AFTER])
+        edited = edit(current)
     except (ValueError, IndexError) as error:
         session[state.LAB_PROBLEM] = f"{description}: {error}"
         return
+    if name_changes:
+        removed, added = edits.argument_changes(current, edited)
+        named = [f"removed {_argument_label(current, ref)}" for ref in sorted(removed)]
+        named += [f"added {_argument_label(edited, ref)}" for ref in sorted(added)]
+        description = ": ".join([description, "; ".join(named)]) if named else description
     session[state.LAB_AFTER] = edited
     session[state.LAB_EDITS] = [*session[state.LAB_EDITS], description]
     session[state.LAB_PROBLEM] = None
@@ -144,6 +152,7 @@ def edit_controls(example: Example) -> None:
                 "synthetic hallucination",
                 lambda e: edits.apply_synthetic(e, "hallucination", addition_pool(), session[state.LAB_SEED]),
             ),
+            kwargs={"name_changes": True},
         )
         right.button(
             "Make a synthetic coverage error",
@@ -153,6 +162,7 @@ def edit_controls(example: Example) -> None:
                 "synthetic coverage error",
                 lambda e: edits.apply_synthetic(e, "coverage", addition_pool(), session[state.LAB_SEED]),
             ),
+            kwargs={"name_changes": True},
         )
     with drop:
         st.selectbox("Argument", refs, format_func=lambda r: _argument_label(example, r), key=state.LAB_DROP_CHOICE)
@@ -277,7 +287,15 @@ def show_highlights(
     st.html(highlights.legend_html(with_gold=show_gold))
     removed, added = edits.argument_changes(before_example, after_example)
     tags = {"Before": {ref: REMOVED for ref in removed}, "After": {ref: ADDED for ref in added}}
-    tabs = st.tabs([detectors.spec(m).title for m in shown], key=state.LAB_TAB, on_change="rerun")
+    titles = [detectors.spec(m).title for m in shown]
+    verdict_title = detectors.spec(detectors.VERDICT_DETECTOR).title
+    # The verdict's detector opens first, as on Inspect: its highlights are what the verdict reads.
+    tabs = st.tabs(
+        titles,
+        default=verdict_title if verdict_title in titles else None,
+        key=state.LAB_TAB,
+        on_change="rerun",
+    )
     for tab, name in zip(tabs, shown):
         if not tab.open:  # only the open tab is drawn
             continue

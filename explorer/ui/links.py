@@ -24,6 +24,7 @@ from explorer.ui.text import literal
 
 UPLOAD_PREFIX = "upload:"
 INSPECT_PAGE = "pages/inspect.py"
+DATASET_PAGE = "pages/dataset.py"
 # Query parameters of the Inspect page.
 DATASET_PARAM, EXAMPLE_PARAM, SHARED_PARAM = "dataset", "example", "shared"
 
@@ -103,6 +104,20 @@ def apply_example_link() -> None:
         st.warning(f"There is no example {literal(repr(example_id))} in {literal(dataset)}.")
         return
     _show(example, dataset)
+
+
+def back_to_dataset(example: Example) -> None:
+    """On Inspect, a link back to the failures list `example` was opened from, while it is shown unedited."""
+    opened = st.session_state.get(state.DATASET_RETURN)
+    if opened is None or opened[1] != example.id or named_original(example) != opened[0]:
+        return
+    # Only the dataset's name: the dataset page brings back the rest of its view (`restore_view`).
+    st.page_link(
+        DATASET_PAGE,
+        label=f"Back to the failures in {opened[0].removeprefix(UPLOAD_PREFIX)}",
+        icon=":material/arrow_back:",
+        query_params={DATASET_PARAM: opened[0]},
+    )
 
 
 def named_original(example: Example) -> str | None:

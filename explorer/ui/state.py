@@ -29,6 +29,10 @@ SHOW_GOLD = "show_gold"
 INSPECT_PREFIX = "inspect"  # the Inspect page's editor keys; other pages load examples into it
 INSPECT_REPORT = "inspect.report"
 INSPECT_TAB = "detector"  # bound to the URL: the query parameter naming the open detector tab
+VERDICT_SHOWN_FOR = "inspect.verdict_for"  # content hash of the example whose verdict the page shows
+# The sample Inspect opens on: a gold hallucination the verdict calls likely, so a first-time
+# user sees at once what the tool finds (an error-free sample showed "unlikely / unlikely").
+FIRST_SAMPLE = "school-uniforms-hallucination2"
 
 # Browse a test set
 DATASET_SOURCE = "dataset.source"
@@ -52,6 +56,26 @@ DATASET_FILTER_SCORE_RANGE = "score_range"
 DATASET_FILTER_TRUST_TRAPS = "traps"
 DATASET_SORT = "sort"
 DATASET_SORT_DESCENDING = "descending"
+# Every widget above: the view, remembered per dataset (DATASET_VIEW) for an address without it.
+DATASET_VIEW_KEYS = (
+    DATASET_ERROR_TYPE,
+    DATASET_SLICE,
+    DATASET_FAILURE_METHOD,
+    DATASET_TAB,
+    DATASET_FILTER_SPLIT,
+    DATASET_FILTER_TOPIC,
+    DATASET_FILTER_KIND,
+    DATASET_FILTER_GOLD,
+    DATASET_FILTER_AMBIGUOUS,
+    DATASET_FILTER_SCORE_COLUMN,
+    DATASET_FILTER_SCORE_RANGE,
+    DATASET_FILTER_TRUST_TRAPS,
+    DATASET_SORT,
+    DATASET_SORT_DESCENDING,
+)
+DATASET_VIEW = "dataset.view"  # {dataset name: {view key: value}}: the view as last shown
+DATASET_FAILURE_CHOSEN = "dataset.failure_chosen"  # the user picked whose failures: stop following the ranking
+DATASET_RETURN = "dataset.return"  # (dataset, example id) opened from its failures: Inspect links back
 DATASET_STARTED_JOBS = "dataset.started_jobs"
 DATASET_PAUSED_JOBS = "dataset.paused_jobs"
 DATASET_TABLE = "dataset.table"
@@ -118,6 +142,11 @@ LAB_SYNTHETIC_HALLUCINATION = "lab.synthetic_hallucination"
 LAB_USE_CURRENT = "lab.use_current"
 LAB_REPORT = "lab.report"
 LAB_TAB = "lab.tab"
+
+# Which page the previous run drew (`frame.page_frame`): a page tells a rerun from an entry.
+PAGE_NOW = "page.now"
+PAGE_BEFORE = "page.before"
+DATASET_PAGE = "dataset"
 
 # Links and uploads
 UPLOADS = "uploaded_datasets"
@@ -231,6 +260,13 @@ def salience_method_picker() -> None:
         + "\n\nOnly the paper's method has precomputed results for the sample data; the others compute "
         "in the background.",
     )
+
+
+def forget_unless(key: str, allowed: list[str]) -> None:
+    """Drop the value under `key` unless it is one of `allowed`: a bound tab left on a detector
+    since removed put a dead value in the URL, and an entry in the browser's history."""
+    if st.session_state.get(key) not in allowed:
+        st.session_state.pop(key, None)
 
 
 def chosen_methods() -> list[str]:

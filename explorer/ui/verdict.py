@@ -12,10 +12,32 @@ from explorer.detectors import DetectorResult
 from explorer.evaluation import verdict
 from explorer.render import export
 from explorer.render.evidence import EXPLANATION, evidence_html
-from explorer.render.verdict import highlight_marks, scores_html, verdict_html
+from explorer.render.verdict import (
+    highlight_marks,
+    pending_verdict_html,
+    scores_html,
+    verdict_change_html,
+    verdict_html,
+)
 from explorer.scoring.runner import score_example
-from explorer.ui.state import get_detector
+from explorer.ui.state import VERDICT_SHOWN_FOR, get_detector
 from explorer.ui.text import literal
+
+WHAT_IT_DOES = (
+    "Flags **hallucinations** (claims no given argument supports) and **coverage errors** (given arguments "
+    "left out) in a chatbot's answer."
+)
+
+
+def verdict_placeholder(example: Example):
+    """The slot the verdict is drawn into. For an example whose verdict is not on the page yet
+    it says "scoring…" at once, so the previous example's verdict never sits under the new
+    question (on a fresh server the detectors load first, for seconds); for the same example
+    it keeps the verdict shown until the new one replaces it, so a rerun does not flicker."""
+    slot = st.empty()
+    if st.session_state.get(VERDICT_SHOWN_FOR) != example.content_hash():
+        slot.html(pending_verdict_html("scoring this example; right after the app starts, the detectors load first"))
+    return slot
 
 
 def verdict_result(example: Example, results: Mapping[str, DetectorResult]) -> DetectorResult | str:
@@ -38,6 +60,7 @@ def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dic
         return None
     found = verdict.verdicts(example, judge)
     st.html(verdict_html(example, found, title, links=detectors.VERDICT_DETECTOR in results))
+    st.session_state[VERDICT_SHOWN_FOR] = example.content_hash()
     for component, reason in judge.details.get("left_out", {}).items():
         st.caption(
             f"{literal(detectors.spec(component).title)} could not read this example ({literal(reason)}); "
@@ -49,6 +72,23 @@ def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dic
             titles = {name: detectors.spec(name).title for name in detectors.names()}
             st.html(evidence_html(judge.details["evidence"], titles))
     return found
+
+
+def show_verdict_change(
+    before_example: Example,
+    after_example: Example,
+    before: Mapping[str, DetectorResult],
+    after: Mapping[str, DetectorResult],
+) -> None:
+    """The lab's verdicts before and after its edits, side by side (`verdict_change_html`)."""
+    judges = [verdict_result(before_example, before), verdict_result(after_example, after)]
+    title = detectors.spec(detectors.VERDICT_DETECTOR).title
+    problems = [judge for judge in judges if isinstance(judge, str)]
+    if problems:
+        st.warning(f"No verdict: {title} cannot score this example ({problems[0]}).")
+        return
+    found = [verdict.verdicts(example, judge) for example, judge in zip((before_example, after_example), judges)]
+    st.html(verdict_change_html(*found, title))
 
 
 def show_scores(results: Mapping[str, DetectorResult]) -> None:

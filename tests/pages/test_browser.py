@@ -16,6 +16,7 @@ import pytest
 
 from explorer import detectors
 from explorer.data.samples import load_samples
+from explorer.ui.editor import first_sample
 from tests.bad_inputs.corpus import CASES
 from tests.pages.browser import (
     ARTIFACTS,
@@ -45,7 +46,7 @@ VERDICT_TITLE = detectors.spec(detectors.VERDICT_DETECTOR).title
 
 
 def test_inspect_page_opens_on_a_sample_with_word_highlights(page):
-    first = load_samples()[0]
+    first = first_sample(load_samples())
     heading(page, first.query).wait_for()
     scores = word_scores(page)
     assert scores and all(0.0 <= s <= 1.0 for s in scores)

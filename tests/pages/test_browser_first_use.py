@@ -19,6 +19,7 @@ import pytest
 from explorer import detectors
 from explorer.config import SAMPLE_DIR
 from explorer.data.samples import load_samples
+from explorer.ui.editor import first_sample
 from tests.pages.browser import (
     VIEWPORT,
     add_detector,
@@ -192,7 +193,7 @@ def test_4_salience_reads_by_sentences_and_a_click_follows_a_word(page):
 
 def test_5_every_page_fits_1280_by_800(page):
     # Inspect: the picker names the sample shown, the detectors' help fits on the screen.
-    first = load_samples()[0]
+    first = first_sample(load_samples())
     assert first.id in page.locator(".st-key-inspect-sample input").input_value()
     page.locator("[data-testid=stSidebar] [data-testid=stTooltipIcon]").first.hover()
     tooltip = page.locator("[data-testid=stTooltipContent]")

@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.data.samples import load_samples
+from explorer.ui.editor import first_sample
 from explorer.ui import state
 from tests.helpers import ROOT
 
@@ -35,7 +36,7 @@ def test_a_sample_opens_with_shipped_salience_by_sentences(app):
     assert re.findall(r'data-score-of="([^"]+)\.hallucination"', html_bodies(app)) == ["rouge", "salience"]
     overview = json.loads(app.get("plotly_chart")[0].proto.spec)
     heatmap = overview["data"][0]
-    first = load_samples()[0]
+    first = first_sample(load_samples())
     # Argument sentences x response sentences (9 x 10 on the first sample), not ~120 x ~150 words.
     columns, rows = overview["layout"]["xaxis"]["ticktext"], overview["layout"]["yaxis"]["ticktext"]
     assert heatmap["type"] == "heatmap" and len(columns) <= 12 and len(rows) <= 12
@@ -44,7 +45,7 @@ def test_a_sample_opens_with_shipped_salience_by_sentences(app):
 
 
 def test_clicking_words_follows_them_both_ways_and_the_prompt_is_shown(app):
-    first = load_samples()[0]
+    first = first_sample(load_samples())
     assert any(c.value == "Click a word above to follow it." for c in app.caption)
     response_words = app.pills(key=f"{KEY}.response_word")
     response_words.set_value(response_words.options[0]).run()

@@ -1,16 +1,15 @@
-"""The Evaluation tab and the view controls: filters, ROC curves, the AUC table, thresholds,
-the failures at a threshold.
+"""The Evaluation tab and the view controls: filters, ROC curves, the AUC table, the failures
+at a threshold (the thresholds themselves: `thresholds`).
 
 The view (error type, slice, whose failures) and the filters are widgets bound to the URL's
 query parameters (`bind="query-params"`, their keys in `ui.state` are the parameter names), so
-they survive a trip to Inspect and back, a reload, and a shared link. A threshold belongs to
-the dataset (`dataset_key`: its name and content fingerprint), the method, the error type and
-the slice: a new dataset starts from its own Youden optimum, never from another dataset's slider.
+they survive a trip to Inspect and back, a reload, and a shared link. A threshold starts at the
+method's calibrated threshold, the one its verdict on Inspect uses, so the failures listed are
+what the verdict gets wrong; the dataset's own optimum (Youden's J) is marked beside it.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
@@ -19,10 +18,10 @@ import streamlit as st
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
 from explorer.evaluation import auc, report, slices, statistics, table
-from explorer.render import figures
+from explorer.render import failures, figures
 from explorer.ui import links, state
 from explorer.ui.dataset.scores import open_in_inspect
-from explorer.ui.text import code, literal
+from explorer.ui.dataset.thresholds import show_thresholds, threshold_for
 
 PAGE_BOOTSTRAP = 500  # resamples on the page; `explorer eval` and the downloaded report use 1000
 MAX_FAILURES_LISTED = 12  # per kind; the Examples tab lists every one, failures first
@@ -84,8 +83,39 @@ def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters
     )
 
 
-def choose_view(methods: Sequence[str]) -> tuple[str, str, str]:
-    """Error type, slice, and the method whose failures and outcomes are listed (all kept in the URL)."""
+def restore_view(source: str) -> None:
+    """Bring back the view last shown on `source` when the page is entered from another at an
+    address that names none of it: the sidebar's link, "Back to the failures" on Inspect. A link that names any part of a view is followed as it is, and on
+    the page itself the widgets keep their own values. Call before the view's widgets are drawn."""
+    params = st.query_params
+    saved = st.session_state.get(state.DATASET_VIEW, {}).get(source)
+    entered = st.session_state.get(state.PAGE_BEFORE) != state.DATASET_PAGE
+    if not saved or not entered or any(key in params for key in state.DATASET_VIEW_KEYS):
+        return
+    for key, value in saved.items():
+        st.session_state[key] = value
+    if links.EXAMPLE_PARAM in params:
+        # Browser Back from a failure opened in Inspect lands on the entry Streamlit records for
+        # the page switch: this page with Inspect's query and none of the view. In a run started
+        # by Back the address wins over the values set above, so they take effect in a new run.
+        del params[links.EXAMPLE_PARAM]
+        st.rerun()
+
+
+def remember_view(source: str) -> None:
+    """Keep the view now shown on `source` (`restore_view`)."""
+    view = {key: st.session_state[key] for key in state.DATASET_VIEW_KEYS if key in st.session_state}
+    st.session_state.setdefault(state.DATASET_VIEW, {})[source] = view
+
+
+def choose_view(
+    methods: Sequence[str], examples: Sequence[Example], results, scoring: Sequence[str] = ()
+) -> tuple[str, str, str]:
+    """Error type, slice, and the method whose failures and outcomes are listed (all kept in the URL).
+
+    Whose failures: the user's choice where the URL holds one, else the method ranking best on
+    the slice (the AUC table's ★) among those scored in full (`scoring`: still in the background).
+    """
     kind, chosen_slice, whose = st.columns([1.2, 1, 1])
     error_type = kind.radio(
         "Error type",
@@ -104,8 +134,23 @@ def choose_view(methods: Sequence[str]) -> tuple[str, str, str]:
         help="\n\n".join(s.describe(error_type) for s in slices.SLICES)
         + "\n\nExamples with only the other error type are in no slice of this one.",
     )
+    scored = [m for m in methods if m not in scoring] or list(methods)
+    best = table.best_method(examples, results, scored, error_type, slice_name) or methods[0]
+    # Until the user picks one (here, or in the link they followed), the choice follows the
+    # ranking as scores come in. A bound widget holding its default (`index`) is not in the URL.
+    chosen = st.session_state.get(state.DATASET_FAILURE_METHOD)
+    picked = state.DATASET_FAILURE_METHOD in st.query_params or st.session_state.get(state.DATASET_FAILURE_CHOSEN)
+    if not picked and chosen != best:
+        st.session_state[state.DATASET_FAILURE_METHOD] = best
     method = whose.selectbox(
-        "Failures of", list(methods), format_func=report.method_title, key=state.DATASET_FAILURE_METHOD, bind=URL
+        "Failures of",
+        list(methods),
+        index=list(methods).index(best),
+        format_func=report.method_title,
+        key=state.DATASET_FAILURE_METHOD,
+        bind=URL,
+        on_change=lambda: st.session_state.__setitem__(state.DATASET_FAILURE_CHOSEN, True),
+        help="Starts on the detector that ranks best on this slice (★ in the table below).",
     )
     return error_type, slice_name, method
 
@@ -152,107 +197,29 @@ def slice_cells(examples: Sequence[Example], results, methods: Sequence[str], er
     return cells
 
 
-def _threshold_key(dataset_key: str, method: str, error_type: str, slice_name: str) -> tuple[str, str, str, str]:
-    return (dataset_key, method, error_type, slice_name)
-
-
-def threshold_for(
-    dataset_key: str, examples: Sequence[Example], results, method: str, error_type: str, slice_name: str
-) -> float | None:
-    """The method's threshold on this dataset and view: the user's last choice, else Youden's
-    optimum on the slice (None when the slice has no ROC curve for the method)."""
-    saved = st.session_state.setdefault(state.DATASET_THRESHOLDS, {})
-    key = _threshold_key(dataset_key, method, error_type, slice_name)
-    if key not in saved:
-        members = slices.slice_members(examples, error_type, slice_name)
-        labels, scores = auc.slice_scores(members, results, [method], error_type)
-        gold = [labels[u] for u in scores[method]]
-        if len(set(gold)) < 2:
-            return None
-        saved[key] = int(statistics.youden_threshold(gold, list(scores[method].values())) * 100) / 100
-    return saved[key]
-
-
-def confusion_html(counts: statistics.Confusion) -> str:
-    """The 2x2 confusion matrix as a small table (no chart: nothing to clip, nothing to load)."""
-    cells = (
-        ("gold error", ("caught", counts.true_positives), ("missed", counts.false_negatives)),
-        ("no error", ("false alarms", counts.false_positives), ("correctly passed", counts.true_negatives)),
-    )
-    shade = ("rgba(59,130,246,0.18)", "rgba(239,68,68,0.14)")
-    rows = "".join(
-        f'<tr><th style="text-align:left;padding:0.2em 0.5em;font-weight:normal">{name}</th>'
-        + "".join(
-            f'<td style="padding:0.2em 0.6em;text-align:center;background:{shade[(r + c) % 2]}">'
-            f'{label}<br><b data-count="{html.escape(label)}">{count}</b></td>'
-            for c, (label, count) in enumerate(pair)
-        )
-        + "</tr>"
-        for r, (name, *pair) in enumerate(cells)
-    )
-    head = "".join(f'<th style="font-weight:normal">{name}</th>' for name in ("", "flagged", "not flagged"))
-    head = f"<tr>{head}</tr>"
-    style = "border-collapse:separate;border-spacing:2px;font-size:0.85em;width:100%;table-layout:fixed"
-    return f'<table style="{style};overflow-wrap:anywhere">{head}{rows}</table>'
-
-
-def show_thresholds(
-    dataset_key: str,
-    method: str,
-    error_type: str,
-    slice_name: str,
-    labels: list[bool],
-    scores: list[float],
-    value: float,
-) -> statistics.Confusion:
-    """Slider, rates, confusion matrix and score distribution of one method."""
-    key = _threshold_key(dataset_key, method, error_type, slice_name)
-    widget = f"{state.DATASET_THRESHOLD}.{dataset_key}.{method}.{error_type}.{slice_name}"
-
-    def save() -> None:
-        st.session_state[state.DATASET_THRESHOLDS][key] = st.session_state[widget]
-
-    threshold = st.slider(
-        f"{report.method_title(method)}: threshold",
-        0.0,
-        1.0,
-        value=value,
-        step=0.01,
-        key=widget,
-        on_change=save,
-        help="An example counts as predicted error when its score is at or above the threshold. It starts at "
-        "the point of this dataset's ROC curve farthest above chance (Youden's J).",
-    )
-    counts = statistics.confusion(labels, scores, threshold)
-    rates = [
-        ("recall", counts.true_positive_rate),
-        ("FPR", counts.false_positive_rate),
-        ("precision", counts.precision),
-    ]
-    st.caption(" · ".join(f"{name} {'–' if v is None else f'{v:.2f}'}" for name, v in rates))
-    st.html(confusion_html(counts))
-    st.plotly_chart(
-        figures.score_distribution_figure(labels, scores, threshold, color=figures.method_color(method)),
-        key=f"{state.DATASET_SPREAD}.{method}",
-        config={"displayModeBar": False},
-    )
-    return counts
-
-
 def show_failures(
-    source: str, dataset_key: str, examples: Sequence[Example], results, method: str, error_type: str, slice_name: str
+    source: str,
+    dataset_key: str,
+    examples: Sequence[Example],
+    results,
+    methods: Sequence[str],
+    view: tuple[str, str, str],
 ) -> None:
-    """False negatives and false positives of one method at its threshold, each opening Inspect."""
+    """False negatives and false positives of one method at its threshold, each with the text it
+    is about (the missed span or argument, or what was flagged), every method's score, and a
+    button opening it in Inspect."""
+    error_type, slice_name, method = view
     threshold = threshold_for(dataset_key, examples, results, method, error_type, slice_name)
     if threshold is None:
         st.caption(f"{report.method_title(method)} has no ROC curve on this slice: no failures to list.")
         return
     outcome = table.outcomes(examples, results, method, error_type, slice_name, threshold)
     by_id = {e.id: e for e in examples}
+    titles = {m: report.method_title(m) for m in methods}
     error_name = ERROR_TITLES[error_type].lower()
     missed, alarms = st.columns(2)
     for where, kind, heading, descending in (
-        (missed, "false negative", f"Missed: gold {error_name}, score below {threshold:.2f}", False),
+        (missed, failures.MISSED, f"Missed: gold {error_name}, score below {threshold:.2f}", False),
         (alarms, "false positive", f"False alarms: no {error_name}, score at or above {threshold:.2f}", True),
     ):
         ids = sorted(
@@ -266,9 +233,18 @@ def show_failures(
                 st.caption("None at this threshold.")
             for example_id in ids[:MAX_FAILURES_LISTED]:
                 example = by_id[example_id]
-                score = auc.example_score(results[example_id][method], error_type)
-                text, button = st.columns([4, 1], vertical_alignment="center")
-                text.markdown(f"{code(example_id)} · score **{score:.3f}**", help=literal(example.response[:400]))
+                text, button = st.columns([3, 1], vertical_alignment="top")
+                text.html(
+                    failures.failure_html(
+                        example,
+                        {m: r for m, r in results[example_id].items() if m in methods},
+                        method=method,
+                        error_type=error_type,
+                        kind=kind,
+                        threshold=threshold,
+                        titles=titles,
+                    )
+                )
                 if button.button(
                     "Inspect", key=f"{state.DATASET_OPEN}.{kind}.{example_id}", help="Open with gold labels overlaid"
                 ):
@@ -318,7 +294,8 @@ def show_evaluation(
             gold = [labels[u] for u in scores[method]]
             values = list(scores[method].values())
             value = threshold_for(dataset_key, examples, results, method, error_type, slice_name)
-            counts = show_thresholds(dataset_key, method, error_type, slice_name, gold, values, value)
+            marks = table.thresholds(examples, results, method, error_type, slice_name)
+            counts = show_thresholds(dataset_key, method, error_type, slice_name, gold, values, value, marks)
             curves[method] = statistics.roc(gold, values)
             points[method] = (counts.false_positive_rate or 0.0, counts.true_positive_rate or 0.0)
     with plot:
@@ -333,6 +310,6 @@ def show_evaluation(
         )
     st.subheader(f"Failures of {report.method_title(failure_method)} at its threshold", anchor=False)
     if failure_method in usable:
-        show_failures(source, dataset_key, examples, results, failure_method, error_type, slice_name)
+        show_failures(source, dataset_key, examples, results, methods, view)
     else:
         st.caption(f"{report.method_title(failure_method)} has no ROC curve on this slice: no failures to list.")

@@ -13,7 +13,8 @@ from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
 from explorer.evaluation import auc, report, table, trust
 from explorer.render import export, figures
 from explorer.ui import links, state, verdict
-from explorer.ui.dataset.evaluation import SLICE_TITLES, threshold_for
+from explorer.ui.dataset.evaluation import SLICE_TITLES
+from explorer.ui.dataset.thresholds import threshold_for
 from explorer.ui.dataset.scores import open_in_inspect
 
 

@@ -12,7 +12,6 @@ from explorer.data.example import Example
 from explorer.detectors import DetectorResult
 from explorer.evaluation import report
 from explorer.scoring import dataset as dataset_jobs
-from explorer.scoring.jobs import Job
 from explorer.scoring.runner import cached_result, score_example
 from explorer.ui import links, state
 from explorer.ui.dataset.source import given_scores
@@ -45,6 +44,7 @@ def _pause_jobs(keep_dataset: str | None = None) -> None:
 
 def open_in_inspect(example: Example, source: str) -> None:
     _pause_jobs()
+    st.session_state[state.DATASET_RETURN] = (source, example.id)  # Inspect offers the way back
     links.open_in_inspect(example, source)
 
 
@@ -133,6 +133,14 @@ def _resume(key: str) -> None:
     state.get_jobs().forget(key)
 
 
+def scored_count(scores: dataset_jobs.DatasetScores, method: str, total: int) -> int:
+    """How many examples `method` has scored, counted as its progress bar counts them (the AUC
+    table says the same). A job's results reach the cache as it goes, and a page run finds them
+    there, so the count is the total less what the job has left."""
+    job = scores.jobs.get(method)
+    return total - (job.total - job.done) if job is not None and job.total else scores.scored(method)
+
+
 def show_scoring_status(scores: dataset_jobs.DatasetScores, total: int) -> None:
     """Progress of running jobs (polled every 2 s) and what could not be scored."""
     for method, message in scores.problems.items():
@@ -146,19 +154,21 @@ def show_scoring_status(scores: dataset_jobs.DatasetScores, total: int) -> None:
         with st.expander(f"{report.method_title(method)} could not score {len(failed)} example(s)"):
             st.markdown("\n".join(f"- {code(i)}: {literal(m)}" for i, m in list(failed.items())[:100]))
     if scores.jobs:
-        _progress(scores.jobs, scores.keys, {m: scores.scored(m) for m in scores.jobs}, total)
+        _progress(scores, {m: scored_count(scores, m, total) for m in scores.jobs}, total)
 
 
 @st.fragment(run_every=2)
-def _progress(jobs: dict[str, Job], keys: dict[str, str], already: dict[str, int], total: int) -> None:
-    running = False
-    for method, job in jobs.items():
+def _progress(scores: dataset_jobs.DatasetScores, shown: dict[str, int], total: int) -> None:
+    """The bars, redrawn every 2 s; the whole page reruns when the jobs are done, and each time
+    a job has scored another tenth of the examples since the page counted `shown`, so the AUC
+    table's numbers (and its "scoring, n of N") keep up with the bars."""
+    running = behind = False
+    for method, job in scores.jobs.items():
         left = job.seconds_left()
         eta = f", about {left / 60:.0f} min left" if left is not None and left > 90 else ""
         eta = eta or (f", about {left:.0f} s left" if left is not None else "")
-        # A rerun while the job runs finds the job's own results in the cache too, so count
-        # what the job still has left rather than adding its progress to what was found.
-        done = total - (job.total - job.done) if job.total else already[method]
+        done = scored_count(scores, method, total)
+        behind = behind or done - shown[method] >= max(1, total // 10)
         text, button = st.columns([5, 1])
         text.progress(
             done / total if total else 0.0,
@@ -166,6 +176,6 @@ def _progress(jobs: dict[str, Job], keys: dict[str, str], already: dict[str, int
         )
         if not job.finished:
             running = True
-            button.button("Stop", key=f"{state.DATASET_STOP}.{method}", on_click=_stop, args=(keys[method],))
-    if not running:
+            button.button("Stop", key=f"{state.DATASET_STOP}.{method}", on_click=_stop, args=(scores.keys[method],))
+    if behind or not running:
         st.rerun()

@@ -16,26 +16,38 @@ from explorer.ui.text import literal
 
 
 def choose_dataset() -> tuple[str, LoadResult] | None:
-    """A picker over the sample files and this session's uploads, plus an uploader."""
+    """A picker over the sample files and this session's uploads, plus an uploader.
+
+    A link naming an upload this session does not hold (a reload after the server restarted, a
+    link sent to someone) says so and waits for a choice, instead of showing another dataset
+    under the same address."""
     session = st.session_state
     options = links.sample_datasets() + list(session.get(state.UPLOADS, {}))
-    linked = st.query_params.get("dataset")
+    linked = st.query_params.get(links.DATASET_PARAM)
+    gone = linked if linked and linked.startswith(links.UPLOAD_PREFIX) and linked not in options else None
     if linked and linked in options and session.get(state.DATASET_LINK_SEEN) != linked:
         session[state.DATASET_LINK_SEEN] = linked
         session[state.DATASET_SOURCE] = linked
     if session.get(state.DATASET_SOURCE) not in options:
         session[state.DATASET_SOURCE] = options[0] if options else None
-    if session.get(state.DATASET_SOURCE_WIDGET) != session[state.DATASET_SOURCE]:
+    if gone:
+        session[state.DATASET_SOURCE_WIDGET] = None
+    elif session.get(state.DATASET_SOURCE_WIDGET) != session[state.DATASET_SOURCE]:
         session[state.DATASET_SOURCE_WIDGET] = session[
             state.DATASET_SOURCE
         ]  # the widget's own value is dropped on other pages
 
+    def choose(name: str | None) -> None:
+        if name is not None:
+            session[state.DATASET_SOURCE] = name
+            st.query_params[links.DATASET_PARAM] = name  # the link names what is shown now
+
     def upload() -> None:
         file = session[state.DATASET_UPLOADER]
         if file is not None:
-            session[state.DATASET_SOURCE] = session[state.DATASET_SOURCE_WIDGET] = links.add_upload(
-                file.name, file.getvalue()
-            )
+            name = links.add_upload(file.name, file.getvalue())
+            session[state.DATASET_SOURCE_WIDGET] = name
+            choose(name)
 
     pick, add = st.columns([2, 1])
     with pick:
@@ -44,11 +56,13 @@ def choose_dataset() -> tuple[str, LoadResult] | None:
                 "Dataset",
                 options,
                 key=state.DATASET_SOURCE_WIDGET,
+                index=None,
+                placeholder="Pick a dataset…",
                 format_func=lambda name: (
                     name.removeprefix(links.UPLOAD_PREFIX)
                     + (" (uploaded)" if name.startswith(links.UPLOAD_PREFIX) else "")
                 ),
-                on_change=lambda: session.__setitem__(state.DATASET_SOURCE, session[state.DATASET_SOURCE_WIDGET]),
+                on_change=lambda: choose(session[state.DATASET_SOURCE_WIDGET]),
             )
     with add:
         st.file_uploader(
@@ -58,12 +72,18 @@ def choose_dataset() -> tuple[str, LoadResult] | None:
             on_change=upload,
             help="One example per line in the explorer's format (see the README), with labels to evaluate.",
         )
+    if gone:
+        st.warning(
+            f"The link names the uploaded file {literal(gone.removeprefix(links.UPLOAD_PREFIX))}, which is gone: "
+            "an upload lasts one browser session. Upload it again on the right, or pick a sample dataset."
+        )
+        return None
     name = session.get(state.DATASET_SOURCE)
     loaded = links.load_dataset(name) if name else None
     if loaded is None:
         st.info("Choose a sample dataset or upload a JSON Lines file of examples.")
         return None
-    st.query_params["dataset"] = name
+    st.query_params[links.DATASET_PARAM] = name
     # The page's own link is no link to follow: on the next run it would undo an upload.
     session[state.DATASET_LINK_SEEN] = name
     if loaded.errors:
