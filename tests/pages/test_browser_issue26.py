@@ -101,8 +101,11 @@ def in_viewport(locator) -> bool:
 
 
 def overlap(a: dict, b: dict) -> bool:
-    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and a["y"] < b["y"] + b["height"] and (
-        b["y"] < a["y"] + a["height"]
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and (b["y"] < a["y"] + a["height"])
     )
 
 
@@ -154,7 +157,7 @@ def test_4_the_test_sets_sliders_start_at_the_verdicts_threshold_and_mark_the_se
     calibrated = shipped().detectors["rouge"][1]["hallucination"].threshold
     slider = page.locator(ROUGE_THRESHOLD).get_by_role("slider")
     assert float(slider.input_value()) == pytest.approx(calibrated, abs=0.006)
-    optimum = page.locator("[data-mark=\"this set's optimum\"]").first
+    optimum = page.locator('[data-mark="this set\'s optimum"]').first
     verdict_mark = page.locator("[data-mark=verdict]").first
     assert float(verdict_mark.get_attribute("data-value")) == pytest.approx(calibrated, abs=0.006)
     value = optimum.get_attribute("data-value")

@@ -9,9 +9,9 @@ from explorer import detectors
 from explorer.data import share
 from explorer.data.jsonl import parse_example
 from explorer.data.samples import load_samples
-from explorer.ui.editor import first_sample
 from explorer.detectors import stacked
 from explorer.ui import links
+from explorer.ui.editor import first_sample
 from explorer.ui.text import literal
 from tests.helpers import ROOT
 

@@ -8,8 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.data.samples import load_samples
-from explorer.ui.editor import first_sample
 from explorer.ui import state
+from explorer.ui.editor import first_sample
 from tests.helpers import ROOT
 
 APP = str(ROOT / "app.py")

@@ -14,8 +14,8 @@ from explorer.evaluation import auc, report, table, trust
 from explorer.render import export, figures
 from explorer.ui import links, state, verdict
 from explorer.ui.dataset.evaluation import SLICE_TITLES
-from explorer.ui.dataset.thresholds import threshold_for
 from explorer.ui.dataset.scores import open_in_inspect
+from explorer.ui.dataset.thresholds import threshold_for
 
 
 def display_frame(frame: pd.DataFrame, outcome: pd.Series | None) -> pd.DataFrame:
