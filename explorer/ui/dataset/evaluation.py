@@ -85,8 +85,9 @@ def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters
 
 def restore_view(source: str) -> None:
     """Bring back the view last shown on `source` when the page is entered from another at an
-    address that names none of it: the sidebar's link, "Back to the failures" on Inspect. A link that names any part of a view is followed as it is, and on
-    the page itself the widgets keep their own values. Call before the view's widgets are drawn."""
+    address that names none of it: the sidebar's link, "Back to the failures" on Inspect. A link
+    that names any part of a view is followed as it is, and on the page itself the widgets keep
+    their own values. Call before the view's widgets are drawn."""
     params = st.query_params
     saved = st.session_state.get(state.DATASET_VIEW, {}).get(source)
     entered = st.session_state.get(state.PAGE_BEFORE) != state.DATASET_PAGE
