@@ -139,6 +139,7 @@ class StackedDetector(Detector):
             "weights": hashlib.sha256(weights.encode()).hexdigest()[:16],
             "response_words": RESPONSE_WORDS,
             "argument_words": ARGUMENT_WORDS,
+            "alignment": ALIGNMENT,
             # The alignment kept in `details` was read with these (`explorer.detectors.semantic.assessment_of`).
             "settings": self.components[ALIGNMENT].config().get("settings", {}),
         }

@@ -119,10 +119,10 @@ def claim_view_choice() -> ClaimViewChoice:
 
 
 def aligned_by(result: DetectorResult) -> str | None:
-    """The detector whose alignment `result` keeps (a stacked result keeps its word component's)."""
+    """The detector whose alignment `result` keeps (a stacked result names the component's)."""
     if "alignment" not in result.details:
         return None
-    return result.info.get("config", {}).get("response_words", result.detector)
+    return result.info.get("config", {}).get("alignment", result.detector)
 
 
 def claim_view_assessment(example: Example, results: Mapping[str, DetectorResult]) -> Assessment | None:

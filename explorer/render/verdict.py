@@ -103,7 +103,7 @@ def against_threshold(score: float, calibration: Calibration | None) -> str:
     if calibration is None:
         return f"{score:.2f} (no threshold for this model or version)"
     if calibration.near_chance:
-        return f"{score:.2f} (near chance on its calibration data, dev ROC AUC {calibration.auc:.2f}: no verdict)"
+        return f"{score:.2f} (near chance on its calibration data, dev ROC AUC {calibration.auc:.2f}: no threshold)"
     if not calibration.informative:
         return f"{score:.2f} (did not rank dev errors higher: no threshold)"
     relation = "≥" if score >= calibration.threshold else "<"

@@ -35,7 +35,7 @@ from tests.pages.test_browser import download_report, opens_offline
 
 pytestmark = pytest.mark.browser
 
-HALLUCINATION = "congestion-charging-hallucination"
+HALLUCINATION = "school-uniforms-hallucination"
 ROUGE_THRESHOLD = "[class*=st-key-dataset-threshold-][class*=-rouge-hallucination-full_organic]"
 
 # The second default detector, whose tab opens first: the verdict's.

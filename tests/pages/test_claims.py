@@ -32,8 +32,9 @@ def test_claim_view_and_trust_metrics_show_for_the_opening_sample(app):
     assert [s.value for s in app.subheader][-2:] == ["Claims", "Faithfulness and trust"]
     body = html_bodies(app)
     # One claim verdict, RefChecker's three rules as its details.
-    assert 'data-claim-verdict="supported"' in body and "all 9 claims supported" in body
-    assert "strict supported" in body and "soft 100% supported" in body and "major supported" in body
+    # The opening sample invents one claim (issue 26: Inspect opens on an error).
+    assert 'data-claim-verdict="unsupported"' in body and "1 of 8 claims unsupported" in body
+    assert "strict unsupported" in body and "soft 88% supported" in body and "major supported" in body
     assert 'data-claim="0"' in body and "data-claim-card=" not in body  # the cards are built when opened
     app.session_state[state.CLAIMS_CARDS] = True
     app.run()

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.data.samples import load_samples
 from explorer.ui import state
+from explorer.ui.editor import first_sample
 from explorer.ui.generate import SERVER
 from tests.generation.canned import NEVER, canned_server
 from tests.helpers import ROOT
@@ -70,5 +71,5 @@ def test_a_server_that_cannot_be_reached_is_one_line_and_the_response_stays(app)
     app.button(key=state.INSPECT_GENERATE).click().run()
     wait_until_taken(app)
     [error] = [e.value for e in app.error]
-    assert error.startswith(f"{load_samples()[0].id}: cannot reach ") and "\n" not in error
+    assert error.startswith(f"{first_sample(load_samples()).id}: cannot reach ") and "\n" not in error
     assert app.text_area(key="inspect.response").value == before
