@@ -26,10 +26,10 @@ $(STAMP): pyproject.toml
 app: $(STAMP)
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
 
-# One worker per core: most tests wait on one single-threaded model or on the browser, so two
-# workers on two cores nearly halve the wall time.
+# One worker per core, each on one torch thread: torch's threads busy-wait, and two workers with
+# two threads each on two cores ran the salience tests 4-8x slower than one thread each.
 test: $(STAMP) chromium
-	$(PY) -m pytest -n auto
+	OMP_NUM_THREADS=1 $(PY) -m pytest -n auto
 
 # The browser tests drive Debian's chromium through Playwright: `playwright install` downloads
 # its own browser from a CDN, which machines without general network access cannot reach.
