@@ -252,22 +252,28 @@ class TaggerDetector(Detector):
         if self.threads:
             torch.set_num_threads(self.threads)
         try:
-            with torch.no_grad():
-                scored = []
-                for i in range(0, len(inputs), self.batch_size):
-                    batch = inputs[i : i + self.batch_size]
-                    scored += zip(batch, token_probabilities(self.model, self.tokenizer, batch))
-                return scored
+            return scored_windows(self.model, self.tokenizer, inputs, self.batch_size)
         finally:
             torch.set_num_threads(previous)
 
     def _score(self, example: Example) -> DetectorResult:
         response, arguments = word_scores(example, self.probabilities(example))
-        return result_from_words(self, example, response, arguments)
+        return result_from_words(self.name, self.info(), example, response, arguments)
 
 
-def result_from_words(detector: Detector, example: Example, response, arguments) -> DetectorResult:
-    """The example scores from the word scores (see the module docstring)."""
+def scored_windows(model, tokenizer, inputs: Sequence[Window], batch_size: int) -> list[tuple[Window, np.ndarray]]:
+    """Each window with its tokens' P(error), in batches of `batch_size` windows."""
+    with torch.no_grad():
+        scored: list[tuple[Window, np.ndarray]] = []
+        for i in range(0, len(inputs), batch_size):
+            batch = inputs[i : i + batch_size]
+            scored += zip(batch, token_probabilities(model, tokenizer, batch))
+        return scored
+
+
+def result_from_words(name: str, info: dict, example: Example, response, arguments) -> DetectorResult:
+    """The example scores from the word scores (see the module docstring); `name` and `info`
+    say what made them (the trainer scores its dev set with the model it is training)."""
     by_argument: dict[tuple[int, int], list[float]] = {}
     for p, a, _, _, score in arguments:
         by_argument.setdefault((p, a), []).append(score)
@@ -278,11 +284,11 @@ def result_from_words(detector: Detector, example: Example, response, arguments)
         for p, perspective in enumerate(example.perspectives)
     }
     return DetectorResult(
-        detector=detector.name,
+        detector=name,
         hallucination=max((score for _, _, score in response), default=0.0),
         coverage=max(per_perspective.values(), default=0.0),
         per_perspective=per_perspective,
         response_words=tuple(ResponseWordScore(*w) for w in response),
         argument_words=tuple(ArgumentWordScore(*w) for w in arguments),
-        info=detector.info(),
+        info=info,
     )

@@ -44,7 +44,7 @@ from explorer.detectors.tagger import (
     Window,
     load_token_classifier,
     result_from_words,
-    token_probabilities,
+    scored_windows,
     windows,
     word_scores,
 )
@@ -105,18 +105,12 @@ def dev_targets(examples: Sequence[Example], error_type: str) -> list[tuple[int,
 
 
 def dev_aucs(model, tokenizer, examples: Sequence[Example], limit: int) -> dict[str, float]:
-    class _Scorer:  # the detector's own aggregation, on the model being trained
-        name = "tagger"
-
-        def info(self):
-            return {}
-
+    """Example-level ROC AUC per error type with the detector's own aggregation, on `model`."""
     results = []
-    with torch.no_grad():
-        for example in examples:
-            inputs = windows(tokenizer, example, limit)
-            scored = list(zip(inputs, token_probabilities(model, tokenizer, inputs)))
-            results.append(result_from_words(_Scorer(), example, *word_scores(example, scored)))
+    for example in examples:
+        inputs = windows(tokenizer, example, limit)
+        scored = scored_windows(model, tokenizer, inputs, max(len(inputs), 1))  # one batch, as before
+        results.append(result_from_words(TaggerDetector.name, {}, example, *word_scores(example, scored)))
     aucs = {}
     for error_type in ERROR_TYPES:
         pairs = dev_targets(examples, error_type)

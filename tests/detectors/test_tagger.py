@@ -9,7 +9,14 @@ import pytest
 
 from explorer.data.example import Labels, UncoveredArgument
 from explorer.detectors import DetectorError
-from explorer.detectors.tagger import IGNORED, TASK, TaggerDetector, load_token_classifier, windows
+from explorer.detectors.tagger import (
+    IGNORED,
+    TASK,
+    TaggerDetector,
+    load_token_classifier,
+    token_probabilities,
+    windows,
+)
 from explorer.models.encoder import default_model_path
 from explorer.models.trained import TRAINING_FILE
 from explorer.training import tagger as training
@@ -130,7 +137,7 @@ def test_a_few_steps_train_save_reload_and_score_identically(tmp_path, monkeypat
     [(window, reloaded)] = TaggerDetector().probabilities(examples[1])
     tokenizer = load_token_classifier(default_model_path())[0]
     with torch.no_grad():
-        [direct] = training.token_probabilities(model.eval(), tokenizer, [window])
+        [direct] = token_probabilities(model.eval(), tokenizer, [window])
     np.testing.assert_allclose(reloaded, direct, atol=1e-6)
     assert record["kept_step"] == 3 and [step for step, _ in record["loss"]] == [1, 2, 3]
 
