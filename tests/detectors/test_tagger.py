@@ -1,6 +1,7 @@
 """The token tagger: windows that never truncate, gold tags on the right tokens, the shipped
 adapter matching its record, and what it was trained for (invented clauses and closers flagged)."""
 
+import dataclasses
 import hashlib
 import json
 
@@ -160,3 +161,23 @@ def test_the_shipped_adapter_was_trained_on_todays_builds(perspectrum_file, writ
     part = options[options.index("--part") + 1]
     train_set = [e for e in training.labelled_train(paths) if claim_half(e) == part]
     assert record["train_data_sha256"] == data_digest(train_set, TASK)
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_resumes_from_its_last_checkpoint(tmp_path):
+    response = SUPPORTED + CLAUSE + ". Critics answer that it hurts poor families the most."
+    start = response.index(CLAUSE) + 2
+    examples = [
+        _sugar(response).replace(labels=Labels(False, False), split="train", id="clean"),
+        _sugar(response).replace(
+            labels=Labels(True, False, hallucinated_spans=((start, response.index(".")),)), split="train", id="bad"
+        ),
+    ]
+    work, quiet = tmp_path / "work", lambda _: None
+    first = training.TrainingSettings(steps=2, batch_size=2, eval_every=1, rank=2)
+    training.train(examples, examples, first, work, log=quiet)
+    assert sorted(p.name for p in work.glob("step-*")) <= ["step-1", "step-2"]
+    lines = []
+    _, record = training.train(examples, examples, dataclasses.replace(first, steps=3), work, log=lines.append)
+    assert "resumed at step 2" in lines
+    assert [step for step, _ in record["loss"]] == [1, 2, 3] and [s for s, _ in record["dev_roc_auc"]] == [1, 2, 3]
