@@ -2,6 +2,7 @@
 
 import json
 import shlex
+import subprocess
 from pathlib import Path
 
 from explorer.data.example import Example, Perspective
@@ -37,3 +38,13 @@ def recorded_train_set(record: dict, perspectrum_file: Path, written_file: Path 
     if "--dev" in options:  # the dev file does not change what is trained on
         del options[options.index("--dev") : options.index("--dev") + 2]
     return foreign_training("", perspectrum_file.parent, options).train_set
+
+
+def stop(process: subprocess.Popen) -> None:
+    """End a server a test started: politely, then by force after 15 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -29,7 +29,7 @@ from explorer.generation.npov import NpovGenerator
 from explorer.generation.server import ServerError, ServerGenerator, public_url
 from explorer.models.language_model import dequantized_folder, load_language_model
 from tests.generation.canned import NEVER, canned_server
-from tests.helpers import jsonl
+from tests.helpers import jsonl, stop
 
 KEY_VARIABLE = "EXPLORER_TEST_API_KEY"
 KEY = "sk-test-6f1d2c9a8b7e4f30a1b2c3d4e5f60718"
@@ -82,12 +82,7 @@ def served(in_process, tmp_path_factory):
                 time.sleep(0.25)  # nothing to wait on but the port
         yield f"http://127.0.0.1:{port}/v1", str(folder)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server)
 
 
 def write_input(tmp_path: Path) -> Path:

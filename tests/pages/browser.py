@@ -18,6 +18,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from tests.helpers import stop
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
@@ -88,12 +90,7 @@ def serve(folder: Path, checkout: Path = ROOT):
         _wait_until_healthy(url, server, log)
         yield url
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server)
 
 
 def settle(page) -> None:
