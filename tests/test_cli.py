@@ -212,7 +212,7 @@ def fake_gguf(folder):
         (fake_gguf, "is not a GGUF file"),
     ],
 )
-@pytest.mark.parametrize("method", ["salience", "classifier"])
+@pytest.mark.parametrize("method", ["salience", "classifier", "classifier_prompt"])
 def test_an_unusable_model_is_a_usage_error_and_nothing_is_written(data_file, tmp_path, capsys, make, reason, method):
     model = make(tmp_path / "model")
     out = tmp_path / "scores.jsonl"

@@ -46,4 +46,4 @@ def test_a_built_wheel_finds_the_samples_shipped_scores_and_weights_without_the_
     assert done.returncode == 0, done.stderr
     examples, bundles, folders = json.loads(done.stdout)
     assert examples > 200 and bundles >= 3
-    assert {"alignment_classifier", "classifier", "cross_encoder", "samples"} <= set(folders)
+    assert {"alignment_classifier", "classifier", "classifier_prompt", "cross_encoder", "samples"} <= set(folders)

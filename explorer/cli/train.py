@@ -154,10 +154,11 @@ def add_parsers(commands) -> None:
     train.add_argument(
         "--method",
         choices=detectors.trainable(),
-        default="classifier",
-        help="classifier: 5-token soft prompt on the language model (the paper's); alignment_classifier: "
+        default="classifier_prompt",
+        help="classifier_prompt: 5-token soft prompt on the language model (the paper's); alignment_classifier: "
         "logistic regression on MiniLM alignment features (seconds); cross_encoder: LoRA adapter and head on "
-        "all-MiniLM-L6-v2 (default: classifier)",
+        "all-MiniLM-L6-v2 (default: classifier_prompt; the fine-tuned classifier trains with "
+        "python -m explorer.training.classifier)",
     )
     train.add_argument(
         "--data",
@@ -169,22 +170,22 @@ def add_parsers(commands) -> None:
     train.add_argument(
         "--steps",
         type=console.TRAINING_STEPS,
-        help="optimizer steps (default: 60 classifier, 200 cross_encoder, 30 generator)",
+        help="optimizer steps (default: 60 classifier_prompt, 200 cross_encoder, 30 generator)",
     )
     train.add_argument(
         "--batch-size",
         type=console.BATCH_SIZE,
-        help="examples (classifier, default 8) or pairs (cross_encoder, 16) a step",
+        help="examples (classifier_prompt, default 8) or pairs (cross_encoder, 16) a step",
     )
     train.add_argument(
         "--lr",
         type=console.LEARNING_RATE,
-        help="AdamW learning rate (default: 0.02 classifier, 0.002 cross_encoder)",
+        help="AdamW learning rate (default: 0.02 classifier_prompt, 0.002 cross_encoder)",
     )
     train.add_argument(
         "--eval-every",
         type=console.TRAINING_STEPS,
-        help="dev ROC AUC every N steps (default: 15 classifier, 50 cross_encoder)",
+        help="dev ROC AUC every N steps (default: 15 classifier_prompt, 50 cross_encoder)",
     )
     train.add_argument("--seed", type=console.SEED, default=0)
     train.add_argument(
@@ -193,7 +194,7 @@ def add_parsers(commands) -> None:
     train.add_argument("--out", type=Path, help="output folder (default: the cache, where the detector finds it)")
     train.add_argument(
         "--model",
-        help="classifier: causal LM, a local HF folder or .gguf file (default: packaged SmolLM2); "
+        help="classifier_prompt: causal LM, a local HF folder or .gguf file (default: packaged SmolLM2); "
         "alignment_classifier, cross_encoder: a local sentence-transformers / BERT-style folder "
         "(default: packaged all-MiniLM-L6-v2)",
     )

@@ -12,6 +12,7 @@ from explorer.data.example import Labels, Span
 
 ERROR_TYPES = ("hallucination", "coverage")
 SPAN_TASK = "tokens"  # the token tagger's one task: both error types, token by token
+PAIR_TASK = "both"  # the fine-tuned LM classifier's one task: both error types, one answer each
 
 
 ERROR_TITLES = {"hallucination": "Hallucination", "coverage": "Coverage error"}

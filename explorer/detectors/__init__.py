@@ -109,16 +109,28 @@ _SPECS = (
     ),
     DetectorSpec(
         "classifier",
-        "Prompt-tuned classifier",
-        "explorer.detectors.classifier:ClassifierDetector",
+        "LM classifier (fine-tuned)",
+        "explorer.detectors.classifier:LoraClassifierDetector",
+        response_word_meaning="none: the classifier scores the whole example, not words",
+        argument_word_meaning="none: the classifier scores the whole example, not words",
+        cost=SLOW,
+        uses_model=True,
+        summary="LoRA adapters on the language model, fine-tuned on the team-written corpus of realistic answers "
+        "and Perspectrum-built synthetic errors: P(No) to 'only the given arguments?' and 'every given argument?', "
+        "both asked in one pass (python -m explorer.training.classifier). No word scores.",
+    ),
+    DetectorSpec(
+        "classifier_prompt",
+        "LM classifier (prompt-tuned, the paper's)",
+        "explorer.detectors.classifier_prompt:PromptClassifierDetector",
         response_word_meaning="none: the classifier scores the whole example, not words",
         argument_word_meaning="none: the classifier scores the whole example, not words",
         cost=SLOW,
         uses_model=True,
         trainer="explorer.training.soft_prompt:SoftPromptTrainer",
-        summary="Soft prompts on the language model, trained on synthetic errors: P(No) to "
-        "'only the given arguments?' and 'every given argument?'. No word scores. At chance on the Perspectrum "
-        "dev set (paraphrased synthetic ROC AUC .451 / .502).",
+        summary="The paper's prompt tuning: two 5-token soft prompts on the frozen language model, trained on "
+        "synthetic errors of the sample data: P(No) to 'only the given arguments?' and 'every given argument?'. "
+        "No word scores.",
     ),
     DetectorSpec(
         "alignment_classifier",

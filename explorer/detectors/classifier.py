@@ -1,84 +1,113 @@
-"""Prompt-tuned classifier detector (Chang et al. 2024, §3.3).
+"""Fine-tuned LM classifier: LoRA adapters on the causal LM (Chang et al. 2024, §3.3, fine-tuned).
 
-Two soft prompts on the same frozen causal LM (`explorer.training.soft_prompt`), trained on synthetic
-errors (`explorer train`), one per error type:
+The paper prompt-tunes its LM classifier (`explorer.detectors.classifier_prompt`); prompt tuning is
+known to trail fine-tuning on models this small (Lester et al. 2021, Fig. 1), and the shipped
+soft prompts score at chance. Here PEFT LoRA adapters on every attention and MLP projection of
+the same LM read the same curly-braces input and questions (`explorer.text.prompts`), trained on
+the team-written corpus of realistic answers and Perspectrum-built synthetic errors
+(`explorer.training.classifier`):
 
-- `hallucination` = P("No") of the hallucination classifier on the whole example;
-- `coverage` = P("No") of the coverage classifier on the whole example;
-- `per_perspective[name]` = P("No") of the coverage classifier on the example with only that
-  perspective's arguments (the question then asks whether the response states every argument
-  of that perspective). The paper scores coverage per example only; this costs one forward
-  pass per perspective and is the same as `coverage` for a one-perspective example. The
-  classifier never saw single-perspective inputs in training, so `coverage` is not the max of
-  these, unlike the other detectors.
+- `hallucination` = P("No") to "only the given arguments?", `coverage` = P("No") to "every given
+  argument?", softmax over the two label tokens' logits. One adapter answers both questions in
+  one forward pass: both are asked in the prompt and each label is read right after its
+  question (`classifier_pair_prompt`), so an example costs one pass instead of two;
+- `per_perspective[name]` = the coverage P("No") on the example with only that perspective's
+  arguments (one more pass each, skipped for a one-perspective example).
 
-There are no word-level scores: the classifier reads the example as a whole, and any
-word-level proxy (occlusion, gradients) would be another method. Word lists stay empty.
-
-The soft prompts ship in the package for the default model (SmolLM2-135M-Instruct); a prompt
-the user trained for the chosen model (`explorer train`, saved in the cache) comes first. A
-model without prompts for both tasks is a `DetectorError` at construction, naming what to run.
+No word scores: the classifier reads the example as a whole. The adapter ships for the default
+model (SmolLM2-135M-Instruct); one the user trained for the chosen model (in the cache) comes
+first, and a model with none is a `DetectorError` naming what to run.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
-from pathlib import Path
 
 import torch
 
 from explorer.config import shipped_weights
 from explorer.data.example import Example
-from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
+from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
 from explorer.models.identity import folder_digest
 from explorer.models.language_model import LanguageModel, load_language_model
 from explorer.models.trained import TrainedNotFoundError, find_trained
-from explorer.text.prompts import CLASSIFIER_LABELS, classifier_prompt
+from explorer.text.prompts import classifier_pair_prompt
+
+NAME = "classifier"
+ADAPTER = "both"  # one adapter for both error types: the folder under the shipped weights
+SHIPPED = shipped_weights(NAME)
 
 
-class ClassifierDetector(Detector):
-    name = "classifier"
+def pair_input(language_model: LanguageModel, example: Example) -> tuple[torch.Tensor, torch.Tensor]:
+    """(token ids of shape (1, n), the two positions whose next-token logits give the labels:
+    hallucination, coverage). Raises PromptTooLongError: the input is never truncated."""
+    tokenizer = language_model.tokenizer
+    head, tail = (
+        tokenizer(part, add_special_tokens=False, return_tensors="pt").input_ids
+        for part in classifier_pair_prompt(example, tokenizer)
+    )
+    ids = torch.cat([head, tail], dim=1)
+    if ids.shape[1] > language_model.context_length:
+        raise PromptTooLongError(ids.shape[1], language_model.context_length, virtual=0)
+    return ids.to(language_model.device), torch.tensor([head.shape[1] - 1, ids.shape[1] - 1])
+
+
+def pair_logits(model, ids: torch.Tensor, positions: torch.Tensor, label_ids: tuple[int, int]) -> torch.Tensor:
+    """Logits of ("Yes", "No") after each question, shape (2 questions, 2 labels)."""
+    logits = model(input_ids=ids, logits_to_keep=positions.to(ids.device)).logits  # (1, 2, vocabulary)
+    return logits[0][:, list(label_ids)]
+
+
+class LoraClassifierDetector(Detector):
+    name = NAME
     version = "1"
 
     def __init__(self, model: str | None = None):
+        from peft import PeftModel
+
         self.language_model = load_language_model(model)
         try:
-            prompt_dirs = {task: find_prompt(self.language_model.identity, task) for task in ERROR_TYPES}
+            folder = find_trained(NAME, self.language_model.identity, ADAPTER, SHIPPED)
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
-        self.classifier = SoftPromptClassifier(self.language_model, prompt_dirs)
+        self.digest = folder_digest(folder)
+        self.label_ids = label_token_ids(self.language_model.tokenizer)
+        self.peft_model = PeftModel.from_pretrained(self.language_model.model, folder).eval()
+        self._lock = threading.Lock()  # one model shared by all callers
 
     def config(self) -> dict:
-        return {"prompts": dict(self.classifier.digests), "per_perspective": "coverage classifier per perspective"}
+        return {"adapter": self.digest, "per_perspective": "coverage question per perspective"}
 
     def model_identity(self) -> str:
-        prompts = ",".join(f"{task}:{digest[:16]}" for task, digest in sorted(self.classifier.digests.items()))
-        return f"{self.language_model.identity}+prompts({prompts})"
+        return f"{self.language_model.identity}+lora({self.digest[:16]})"
+
+    def p_errors(self, example: Example) -> torch.Tensor:
+        """P("No") to each question: (hallucination, coverage)."""
+        try:
+            ids, positions = pair_input(self.language_model, example)
+        except PromptTooLongError as error:
+            raise DetectorError(str(error)) from error
+        with self._lock, torch.no_grad():
+            logits = pair_logits(self.peft_model, ids, positions, self.label_ids)
+        return torch.softmax(logits.double(), dim=1)[:, 1]
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
         several = len(example.perspectives) > 1
-        total = 2 + (len(example.perspectives) if several else 0)
-        done = 0
-
-        def run(task: str, scored: Example) -> float:
-            nonlocal done
-            try:
-                value = self.classifier.p_error(scored, task)
-            except PromptTooLongError as error:
-                raise DetectorError(str(error)) from error
-            done += 1
-            if progress is not None:
-                progress(done, total)
-            return value
-
-        hallucination = run("hallucination", example)
-        coverage = run("coverage", example)
-        per_perspective = {
-            perspective.name: run("coverage", example.replace(perspectives=(perspective,))) if several else coverage
-            for perspective in example.perspectives
-        }
+        total = 1 + (len(example.perspectives) if several else 0)
+        hallucination, coverage = (float(p) for p in self.p_errors(example))
+        if progress is not None:
+            progress(1, total)
+        per_perspective = {}
+        for done, perspective in enumerate(example.perspectives, start=2):
+            if several:
+                per_perspective[perspective.name] = float(
+                    self.p_errors(example.replace(perspectives=(perspective,)))[1]
+                )
+                if progress is not None:
+                    progress(done, total)
+            else:
+                per_perspective[perspective.name] = coverage
         return DetectorResult(
             detector=self.name,
             hallucination=hallucination,
@@ -88,86 +117,3 @@ class ClassifierDetector(Detector):
             argument_words=(),
             info=self.info(),
         )
-
-
-METHOD = "classifier"
-NUM_VIRTUAL_TOKENS = 5
-
-
-SHIPPED_PROMPTS = shipped_weights(METHOD)
-
-
-WEIGHTS_FILE = "adapter_model.safetensors"
-
-
-def label_token_ids(tokenizer) -> tuple[int, int]:
-    ids = []
-    for label in CLASSIFIER_LABELS:
-        encoded = tokenizer.encode(label, add_special_tokens=False)
-        if len(encoded) != 1:
-            raise ValueError(f"the label {label!r} is {len(encoded)} tokens for this tokenizer; it must be one")
-        ids.append(encoded[0])
-    return ids[0], ids[1]
-
-
-class PromptTooLongError(ValueError):
-    def __init__(self, tokens: int, context_length: int):
-        super().__init__(
-            f"the classifier input is {tokens} tokens ({tokens - NUM_VIRTUAL_TOKENS} of text + "
-            f"{NUM_VIRTUAL_TOKENS} virtual), more than the model's context of {context_length}; "
-            "it is not truncated: shorten the response or the arguments"
-        )
-        self.tokens = tokens
-        self.context_length = context_length
-
-
-def input_ids(language_model: LanguageModel, example: Example, task: str) -> torch.Tensor:
-    """Token ids of the classifier prompt, shape (1, length); raises PromptTooLongError."""
-    text = classifier_prompt(example, language_model.tokenizer, task).text
-    ids = language_model.tokenizer(text, add_special_tokens=False, return_tensors="pt").input_ids
-    if ids.shape[1] + NUM_VIRTUAL_TOKENS > language_model.context_length:
-        raise PromptTooLongError(ids.shape[1] + NUM_VIRTUAL_TOKENS, language_model.context_length)
-    return ids.to(language_model.device)
-
-
-def label_logits(peft_model, ids: torch.Tensor, label_ids: tuple[int, int]) -> torch.Tensor:
-    """Logits of ("Yes", "No") as the next token after the prompt, shape (2,)."""
-    logits = peft_model(input_ids=ids, logits_to_keep=1).logits  # (1, 1, vocabulary)
-    return logits[0, -1, list(label_ids)]
-
-
-class SoftPromptClassifier:
-    """A frozen causal LM with one soft prompt per task (PEFT adapters named by task)."""
-
-    def __init__(self, language_model: LanguageModel, prompt_dirs: Mapping[str, Path]):
-        from peft import PeftModel
-
-        self.language_model = language_model
-        self.label_ids = label_token_ids(language_model.tokenizer)
-        self.digests = {task: prompt_digest(directory) for task, directory in prompt_dirs.items()}
-        peft_model = None
-        for task, directory in prompt_dirs.items():
-            if peft_model is None:
-                peft_model = PeftModel.from_pretrained(language_model.model, directory, adapter_name=task)
-            else:
-                peft_model.load_adapter(directory, adapter_name=task)
-        self.peft_model = peft_model.eval()
-        self._lock = threading.Lock()  # the active adapter is state shared by all callers
-
-    def p_error(self, example: Example, task: str) -> float:
-        """P("No"): the probability that `example` has an error of type `task`."""
-        ids = input_ids(self.language_model, example, task)
-        with self._lock, torch.no_grad():
-            self.peft_model.set_adapter(task)
-            logits = label_logits(self.peft_model, ids, self.label_ids)
-        return float(torch.softmax(logits.double(), dim=0)[1])
-
-
-def prompt_digest(directory: Path) -> str:
-    """Every file of a soft prompt's folder (weights and `adapter_config.json`): part of the cache key."""
-    return folder_digest(Path(directory))
-
-
-def find_prompt(model_identity: str, task: str) -> Path:
-    """The soft prompt for this model and task (`training_find_trained`)."""
-    return find_trained(METHOD, model_identity, task, SHIPPED_PROMPTS)

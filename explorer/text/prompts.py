@@ -145,3 +145,20 @@ def classifier_prompt(example: Example, tokenizer, task: str) -> Prompt:
         f"{arguments.text}\n{{response: {example.response}}}\n{CLASSIFIER_QUESTIONS[task]}", arguments.arguments
     )
     return wrap_in_chat(tokenizer, content)
+
+
+def classifier_pair_prompt(example: Example, tokenizer) -> tuple[str, str]:
+    """The fine-tuned classifier's input, asking both questions in one pass: (head, tail).
+
+    The classifier prompt's content with both questions, hallucination first, as the user turn:
+    the hallucination label is read as the next token after `head` (which ends with its
+    question), the coverage label after `head + tail` (the whole prompt, ready for the answer).
+    A causal LM's reading of `head` cannot see the second question, so one forward pass gives
+    what two prompts give the soft-prompt classifier, at half the cost.
+    """
+    arguments = curly_braces_arguments(example)
+    first, second = CLASSIFIER_QUESTIONS["hallucination"], CLASSIFIER_QUESTIONS["coverage"]
+    content = Prompt(f"{arguments.text}\n{{response: {example.response}}}\n{first}\n{second}", arguments.arguments)
+    text = wrap_in_chat(tokenizer, content).text
+    split = text.rfind(f"\n{second}")
+    return text[:split], text[split:]

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from explorer.data.example import Example
-from explorer.data.labels import ERROR_TYPES, SPAN_TASK, has_error, is_error_free
+from explorer.data.jsonl import parse_jsonl
+from explorer.data.labels import ERROR_TYPES, PAIR_TASK, SPAN_TASK, has_error, is_ambiguous, is_error_free
 from explorer.models.trained import TRAINING_FILE
 
 SYNTHETIC_KINDS = ("synthetic", "synthetic_paraphrased")
@@ -36,6 +37,26 @@ def is_labelled(labels) -> bool:
     return labels.hallucination is not None and labels.coverage_error is not None
 
 
+def labelled_train(paths: Sequence[Path]) -> list[Example]:
+    """Every train-split example of the files labelled for both error types, whatever its kind."""
+    examples = []
+    for path in paths:
+        for example in parse_jsonl(Path(path)).examples:
+            labels = example.labels
+            if example.split == "train" and is_labelled(labels):
+                examples.append(example)
+    return examples
+
+
+def dev_targets(examples: Sequence[Example], error_type: str) -> list[tuple[int, int]]:
+    """(index, 1 if the error) over error-free examples and unambiguous examples with the error."""
+    return [
+        (i, int(has_error(e.labels, error_type)))
+        for i, e in enumerate(examples)
+        if is_error_free(e.labels) or (has_error(e.labels, error_type) and not is_ambiguous(e.labels))
+    ]
+
+
 def target(example: Example, task: str) -> int:
     """1 when the example has an error of type `task`, else 0."""
     return int(has_error(example.labels, task))
@@ -49,6 +70,8 @@ def data_digest(examples: Sequence[Example], task: str) -> str:
     for example in examples:
         if task in ERROR_TYPES:
             learned = f"{example.content_hash()} {target(example, task)}"
+        elif task == PAIR_TASK:  # one model learns both targets
+            learned = f"{example.content_hash()} {' '.join(str(target(example, t)) for t in ERROR_TYPES)}"
         elif task == SPAN_TASK:  # a tagger learns the gold spans
             labels = example.labels
             spans = [list(labels.hallucinated_spans), [[u.perspective, u.argument, u.spans] for u in labels.uncovered]]

@@ -39,7 +39,7 @@ from typing import Any
 import torch
 
 from explorer.data.example import Example
-from explorer.detectors.classifier import (
+from explorer.detectors.classifier_prompt import (
     NUM_VIRTUAL_TOKENS,
     PromptTooLongError,
     input_ids,
@@ -194,7 +194,7 @@ def train(
 
 
 class SoftPromptTrainer:
-    """`explorer train --method classifier`: the paper's 5-token soft prompt (§3.3)."""
+    """`explorer train --method classifier_prompt`: the paper's 5-token soft prompt (§3.3)."""
 
     no_step_options = None
 

@@ -23,9 +23,7 @@ it). One torch thread by default; progress and an ETA are printed.
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -37,7 +35,7 @@ import torch
 
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
-from explorer.data.labels import ERROR_TYPES, has_error, is_ambiguous, is_error_free
+from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.tagger import (
     IGNORED,
     TASK,
@@ -50,9 +48,17 @@ from explorer.detectors.tagger import (
     word_scores,
 )
 from explorer.evaluation.statistics import roc_auc
-from explorer.files import atomic_writer
 from explorer.models.encoder import default_model_path, encoder_identity
-from explorer.training.data import TRAIN_PARTS, claim_half, save_peft, torch_training, training_record
+from explorer.training.checkpoints import load_adapter, resume, save_checkpoint
+from explorer.training.data import (
+    TRAIN_PARTS,
+    claim_half,
+    dev_targets,
+    labelled_train,
+    save_peft,
+    torch_training,
+    training_record,
+)
 
 LORA_TARGETS = ["query", "key", "value", "dense"]
 FOREIGN_DEV = Path("../shared/data/npov_foreign/dev.jsonl")
@@ -87,25 +93,6 @@ def token_tags(example: Example, window: Window) -> list[int]:
     return tags
 
 
-def labelled_train(paths: Sequence[Path]) -> list[Example]:
-    examples = []
-    for path in paths:
-        for example in parse_jsonl(Path(path)).examples:
-            labels = example.labels
-            if example.split == "train" and labels.hallucination is not None and labels.coverage_error is not None:
-                examples.append(example)
-    return examples
-
-
-def dev_targets(examples: Sequence[Example], error_type: str) -> list[tuple[int, int]]:
-    """(index, 1 if the error) over error-free examples and unambiguous examples with the error."""
-    return [
-        (i, int(has_error(e.labels, error_type)))
-        for i, e in enumerate(examples)
-        if is_error_free(e.labels) or (has_error(e.labels, error_type) and not is_ambiguous(e.labels))
-    ]
-
-
 def dev_aucs(model, tokenizer, examples: Sequence[Example], limit: int) -> dict[str, float]:
     """Example-level ROC AUC per error type with the detector's own aggregation, on `model`."""
     results = []
@@ -118,29 +105,6 @@ def dev_aucs(model, tokenizer, examples: Sequence[Example], limit: int) -> dict[
         pairs = dev_targets(examples, error_type)
         aucs[error_type] = roc_auc([t for _, t in pairs], [getattr(results[i], error_type) for i, _ in pairs])
     return aucs
-
-
-STATE_FILE = "state.json"
-
-
-def _checkpoint(work: Path, step: int) -> Path:
-    return work / f"step-{step}"
-
-
-def _save_checkpoint(work: Path, model, optimizer, scheduler, state: dict) -> None:
-    """The adapter, optimizer and schedule of this step in a folder of its own, then `state.json`
-    naming the step, replaced whole: a run killed at any point resumes from the last complete
-    checkpoint. Only the last and the best step's folders are kept."""
-    folder = _checkpoint(work, state["step"])
-    model.save_pretrained(folder, save_embedding_layers=False)
-    torch.save(optimizer.state_dict(), folder / "optimizer.pt")
-    torch.save(scheduler.state_dict(), folder / "scheduler.pt")
-    with atomic_writer(work / STATE_FILE) as out:
-        out.write(json.dumps(state))
-    kept = {folder.name, _checkpoint(work, state["best"][0]).name}
-    for old in work.glob("step-*"):
-        if old.name not in kept:
-            shutil.rmtree(old)
 
 
 def _batches(items: list[tuple[Window, list[int]]], size: int, rng: random.Random) -> list[list[int]]:
@@ -170,8 +134,7 @@ def train(
     *,
     log=print,
 ):
-    from peft import LoraConfig, TaskType, get_peft_model, set_peft_model_state_dict
-    from safetensors.torch import load_file
+    from peft import LoraConfig, TaskType, get_peft_model
 
     started = time.monotonic()
     torch.manual_seed(settings.seed)
@@ -195,15 +158,7 @@ def train(
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 50) * max(0.05, 1 - step / settings.steps)
     )
-    state = {"step": 0, "losses": [], "aucs": [], "best": None}
-    work.mkdir(parents=True, exist_ok=True)
-    if (work / STATE_FILE).is_file():
-        state = json.loads((work / STATE_FILE).read_text())
-        last = _checkpoint(work, state["step"])
-        set_peft_model_state_dict(model, load_file(last / "adapter_model.safetensors"))
-        optimizer.load_state_dict(torch.load(last / "optimizer.pt"))
-        scheduler.load_state_dict(torch.load(last / "scheduler.pt"))
-        log(f"resumed at step {state['step']}")
+    state = resume(work, model, optimizer, scheduler, log) or {"step": 0, "losses": [], "aucs": [], "best": None}
     rng = random.Random(f"{settings.seed}:{state['step']}")
     queue: list[list[int]] = []
     step_started = time.monotonic()
@@ -233,9 +188,8 @@ def train(
             log(f"step {step}: dev ROC AUC hallucination {aucs['hallucination']:.3f}, coverage {aucs['coverage']:.3f}")
             if state["best"] is None or mean >= state["best"][1]:
                 state["best"] = (step, mean)
-            _save_checkpoint(work, model, optimizer, scheduler, state)
-    best = _checkpoint(work, state["best"][0])
-    set_peft_model_state_dict(model, load_file(best / "adapter_model.safetensors"))
+            save_checkpoint(work, model, optimizer, scheduler, state)
+    load_adapter(work, model, state["best"][0])
     model.eval()
     record = training_record(
         TASK,

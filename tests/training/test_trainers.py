@@ -9,7 +9,7 @@ from explorer.training import Trainer
 
 
 def test_the_learned_detectors_are_the_ones_with_trainers():
-    assert detectors.trainable() == ["classifier", "alignment_classifier", "cross_encoder", "stacked"]
+    assert detectors.trainable() == ["classifier_prompt", "alignment_classifier", "cross_encoder", "stacked"]
 
 
 @pytest.mark.parametrize("name", detectors.trainable())
@@ -25,6 +25,6 @@ def test_each_trainer_follows_the_protocol(name):
 
 def test_a_detector_without_a_trainer_is_refused_with_the_trainable_ones():
     with pytest.raises(
-        detectors.UnknownDetectorError, match="available: classifier, alignment_classifier, cross_encoder"
+        detectors.UnknownDetectorError, match="available: classifier_prompt, alignment_classifier, cross_encoder"
     ):
         detectors.trainer("rouge")

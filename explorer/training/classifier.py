@@ -1,0 +1,210 @@
+"""Training the fine-tuned LM classifier (`explorer.detectors.classifier`): LoRA on the causal LM.
+
+    python -m explorer.data.written --out ~/.cache/rag-error-explorer/written.jsonl
+    python -m explorer build-data --out ~/.cache/rag-error-explorer/perspectrum.jsonl
+    python -m explorer.training.classifier --data ~/.cache/rag-error-explorer/written.jsonl \
+        ~/.cache/rag-error-explorer/perspectrum.jsonl --work ~/.cache/rag-error-explorer/classifier-lora-run
+
+Every labelled, unambiguous train-split example of the given files is read (error-free,
+organic and synthetic alike; an ambiguous one has no clear target, as §4.2 says), with one
+target per error type. A step averages the per-example gradients of `batch_size` examples (no
+padding: with left padding the real tokens would sit at shifted positions, so a padded batch
+would train a slightly different input from the one scored); the loss is the cross-entropy of
+the two label logits after each question (`explorer.detectors.classifier.pair_logits`),
+which optimizes exactly the scores read out.
+
+Chosen on the dev file (`--dev`, default the foreign NPOV dev set: selection only, no gradient
+step ever reads it): every `--eval-every` steps the mean of the hallucination and coverage
+example-level ROC AUCs is measured and the best step's adapter kept. The run is resumable
+(`explorer.training.checkpoints`, every `--save-every` steps); a rerun with a smaller `--steps`
+than done so far ends the run with the best adapter so far. One torch thread by default;
+progress and an ETA are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from explorer.data.example import Example
+from explorer.data.jsonl import parse_jsonl
+from explorer.data.labels import ERROR_TYPES, PAIR_TASK, is_ambiguous
+from explorer.detectors.classifier import ADAPTER, SHIPPED, pair_input, pair_logits
+from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
+from explorer.evaluation.statistics import roc_auc
+from explorer.models.language_model import load_language_model
+from explorer.training.checkpoints import load_adapter, resume, save_checkpoint
+from explorer.training.data import (
+    dev_targets,
+    is_labelled,
+    labelled_train,
+    save_peft,
+    target,
+    torch_training,
+    training_record,
+)
+
+LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+FOREIGN_DEV = Path("../shared/data/npov_foreign/dev.jsonl")
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    steps: int = 240
+    batch_size: int = 8
+    learning_rate: float = 3e-4
+    eval_every: int = 40
+    save_every: int = 10
+    rank: int = 8
+    seed: int = 0
+
+
+def encoded(language_model, examples: Sequence[Example], log) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """(ids, label positions, targets) of each example that fits the model's context."""
+    items = []
+    for example in examples:
+        try:
+            ids, positions = pair_input(language_model, example)
+        except PromptTooLongError as error:
+            log(f"{example.id}: left out of training: {error}")
+            continue
+        items.append((ids, positions, torch.tensor([target(example, t) for t in ERROR_TYPES])))
+    return items
+
+
+def dev_aucs(model, language_model, examples: Sequence[Example], label_ids) -> dict[str, float]:
+    """Example-level ROC AUC per error type over `dev_targets`."""
+    model.eval()
+    with torch.no_grad():
+        scores = []
+        for example in examples:
+            ids, positions = pair_input(language_model, example)
+            scores.append(torch.softmax(pair_logits(model, ids, positions, label_ids).double(), dim=1)[:, 1].tolist())
+    aucs = {}
+    for column, error_type in enumerate(ERROR_TYPES):
+        pairs = dev_targets(examples, error_type)
+        aucs[error_type] = roc_auc([t for _, t in pairs], [scores[i][column] for i, _ in pairs])
+    return aucs
+
+
+def train(
+    train_set: Sequence[Example],
+    dev_set: Sequence[Example],
+    settings: TrainingSettings,
+    work: Path,
+    *,
+    model_spec: str | None = None,
+    log=print,
+):
+    from peft import LoraConfig, TaskType, get_peft_model
+
+    started = time.monotonic()
+    torch.manual_seed(settings.seed)
+    language_model = load_language_model(model_spec)
+    label_ids = label_token_ids(language_model.tokenizer)
+    lora = {"r": settings.rank, "alpha": 2 * settings.rank, "dropout": 0.05, "targets": LORA_TARGETS}
+    config = LoraConfig(
+        task_type=TaskType.CAUSAL_LM,
+        r=lora["r"],
+        lora_alpha=lora["alpha"],
+        lora_dropout=lora["dropout"],
+        target_modules=LORA_TARGETS,
+    )
+    model = get_peft_model(language_model.model, config)
+    items = encoded(language_model, train_set, log)
+    positives = {t: int(sum(item[2][i] for item in items)) for i, t in enumerate(ERROR_TYPES)}
+    log(f"{len(items)} examples ({positives}), {sum(item[0].shape[1] for item in items)} tokens")
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min(1.0, (step + 1) / 10) * max(0.1, 1 - step / settings.steps)
+    )
+    state = resume(work, model, optimizer, scheduler, log) or {"step": 0, "losses": [], "aucs": [], "best": None}
+    rng = random.Random(f"{settings.seed}:{state['step']}")
+    order: list[int] = []
+    step_started, first_step = time.monotonic(), state["step"]
+    while state["step"] < settings.steps:
+        model.train()
+        optimizer.zero_grad()
+        total = 0.0
+        for _ in range(settings.batch_size):
+            if not order:
+                order = list(range(len(items)))
+                rng.shuffle(order)
+            ids, positions, targets = items[order.pop()]
+            loss = torch.nn.functional.cross_entropy(pair_logits(model, ids, positions, label_ids), targets)
+            (loss / settings.batch_size).backward()
+            total += loss.item()
+        optimizer.step()
+        scheduler.step()
+        state["step"] += 1
+        step = state["step"]
+        state["losses"].append((step, round(total / settings.batch_size, 5)))
+        rate = (time.monotonic() - step_started) / (step - first_step)
+        recent = np.mean([value for _, value in state["losses"][-10:]])
+        eta = rate * (settings.steps - step) / 60
+        log(f"step {step}/{settings.steps}: loss {recent:.4f}, {rate:.1f} s/step, ETA {eta:.0f} min")
+        evaluated = step % settings.eval_every == 0 or step == settings.steps
+        if evaluated:
+            aucs = dev_aucs(model, language_model, dev_set, label_ids)
+            mean = float(np.mean(list(aucs.values())))
+            state["aucs"].append((step, aucs))
+            log(f"step {step}: dev ROC AUC hallucination {aucs['hallucination']:.3f}, coverage {aucs['coverage']:.3f}")
+            if state["best"] is None or mean >= state["best"][1]:
+                state["best"] = (step, mean)
+        if evaluated or step % settings.save_every == 0:
+            save_checkpoint(work, model, optimizer, scheduler, state)
+    if state["best"] is None:
+        raise ValueError("no dev evaluation was made: train at least --eval-every steps")
+    load_adapter(work, model, state["best"][0])
+    model.eval()
+    record = training_record(
+        PAIR_TASK,
+        language_model.identity,
+        train_set,
+        dev_set,
+        dev_is_held_out=True,
+        started=started,
+        dev_roc_auc=state["aucs"],
+        lora=lora,
+        labels_read="P(No) after each question (explorer.text.prompts.classifier_pair_prompt)",
+        train_positives=positives,
+        **torch_training(settings, state["losses"], state["best"][0]),
+    )
+    return model, record
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Train the fine-tuned LM classifier (explorer.detectors.classifier).")
+    parser.add_argument("--data", type=Path, nargs="+", required=True, help="example files; their train split is read")
+    parser.add_argument("--dev", type=Path, default=FOREIGN_DEV, help="dev file the step is chosen on")
+    parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
+    parser.add_argument("--out", type=Path, default=SHIPPED)
+    parser.add_argument("--model", help="causal LM: a local folder or .gguf file (default: the packaged SmolLM2)")
+    parser.add_argument("--threads", type=int, default=1)
+    for name, value in vars(TrainingSettings()).items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    settings = TrainingSettings(**{k: getattr(args, k) for k in vars(TrainingSettings())})
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    train_set = [e for e in labelled_train(args.data) if not is_ambiguous(e.labels)]
+    dev_set = [e for e in parse_jsonl(args.dev).examples if is_labelled(e.labels)]
+    model, record = train(train_set, dev_set, settings, args.work, model_spec=args.model, log=log)
+    record["train_data"] = [str(p) for p in args.data]
+    record["dev_data"] = str(args.dev)
+    record["command"] = "python -m explorer.training.classifier " + " ".join(sys.argv[1:] if argv is None else argv)
+    save_peft(model, record, args.out / ADAPTER)
+    log(f"kept step {record['kept_step']}, written to {args.out / ADAPTER}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
