@@ -187,5 +187,5 @@ def test_a_model_without_prompts_is_a_detector_error(language_model, tmp_path):
     )
     LlamaForCausalLM(config).save_pretrained(tmp_path)
     tokenizer.save_pretrained(tmp_path)
-    with pytest.raises(DetectorError, match="no hallucination classifier was trained for the model"):
+    with pytest.raises(DetectorError, match="no hallucination classifier_prompt was trained for the model"):
         detectors.create("classifier_prompt", model=str(tmp_path))
