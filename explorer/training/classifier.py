@@ -41,7 +41,7 @@ from explorer.detectors.classifier import ADAPTER, SHIPPED, pair_input, pair_log
 from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
 from explorer.evaluation.statistics import roc_auc
 from explorer.models.language_model import load_language_model
-from explorer.training.checkpoints import load_adapter, resume, save_checkpoint
+from explorer.training.checkpoints import checkpoint, load_adapter, resume, save_checkpoint
 from explorer.training.data import (
     dev_targets,
     is_labelled,
@@ -126,7 +126,9 @@ def train(
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 10) * max(0.1, 1 - step / settings.steps)
     )
-    state = resume(work, model, optimizer, scheduler, log) or {"step": 0, "losses": [], "aucs": [], "best": None}
+    state = resume(work, model, optimizer, scheduler, {"step": 0, "losses": [], "aucs": [], "best": None})
+    if state["step"]:
+        log(f"resumed at step {state['step']}")
     rng = random.Random(f"{settings.seed}:{state['step']}")
     order: list[int] = []
     step_started, first_step = time.monotonic(), state["step"]
@@ -163,7 +165,7 @@ def train(
             save_checkpoint(work, model, optimizer, scheduler, state)
     if state["best"] is None:
         raise ValueError("no dev evaluation was made: train at least --eval-every steps")
-    load_adapter(work, model, state["best"][0])
+    load_adapter(model, checkpoint(work, state["best"][0]))
     model.eval()
     record = training_record(
         PAIR_TASK,

@@ -16,8 +16,8 @@ Chosen on the dev file (`--dev`, default the foreign NPOV dev set: selection onl
 step ever reads it): every `--eval-every` steps the mean of the hallucination and coverage
 example-level ROC AUCs is measured and the best step's adapter kept. The run is resumable: the
 adapter, the optimizer and the step are saved in `--work` at every evaluation, and a rerun with
-the same `--work` continues from there (each checkpoint is complete before `state.json` names
-it). One torch thread by default; progress and an ETA are printed.
+the same `--work` continues from there (`explorer.training.checkpoints`). One torch thread by
+default; progress and an ETA are printed.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from explorer.detectors.tagger import (
 )
 from explorer.evaluation.statistics import roc_auc
 from explorer.models.encoder import default_model_path, encoder_identity
-from explorer.training.checkpoints import load_adapter, resume, save_checkpoint
+from explorer.training.checkpoints import checkpoint, load_adapter, resume, save_checkpoint
 from explorer.training.data import (
     TRAIN_PARTS,
     claim_half,
@@ -158,7 +158,9 @@ def train(
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 50) * max(0.05, 1 - step / settings.steps)
     )
-    state = resume(work, model, optimizer, scheduler, log) or {"step": 0, "losses": [], "aucs": [], "best": None}
+    state = resume(work, model, optimizer, scheduler, {"step": 0, "losses": [], "aucs": [], "best": None})
+    if state["step"]:
+        log(f"resumed at step {state['step']}")
     rng = random.Random(f"{settings.seed}:{state['step']}")
     queue: list[list[int]] = []
     step_started = time.monotonic()
@@ -189,7 +191,7 @@ def train(
             if state["best"] is None or mean >= state["best"][1]:
                 state["best"] = (step, mean)
             save_checkpoint(work, model, optimizer, scheduler, state)
-    load_adapter(work, model, state["best"][0])
+    load_adapter(model, checkpoint(work, state["best"][0]))
     model.eval()
     record = training_record(
         TASK,
