@@ -129,6 +129,7 @@ def train(
     state = resume(work, model, optimizer, scheduler, {"step": 0, "losses": [], "aucs": [], "best": None})
     if state["step"]:
         log(f"resumed at step {state['step']}")
+    started -= state.get("seconds", 0.0)  # the record counts every session of a resumed run
     rng = random.Random(f"{settings.seed}:{state['step']}")
     order: list[int] = []
     step_started, first_step = time.monotonic(), state["step"]
@@ -162,6 +163,7 @@ def train(
             if state["best"] is None or mean >= state["best"][1]:
                 state["best"] = (step, mean)
         if evaluated or step % settings.save_every == 0:
+            state["seconds"] = round(time.monotonic() - started, 1)
             save_checkpoint(work, model, optimizer, scheduler, state)
     if state["best"] is None:
         raise ValueError("no dev evaluation was made: train at least --eval-every steps")
