@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -38,6 +36,7 @@ from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES, is_ambiguous
 from explorer.detectors.base import DetectorResult
 from explorer.evaluation.statistics import roc_auc
+from explorer.files import write_text
 
 CALIBRATION_FILE = RESOURCES / "calibration.json"
 LIKELY, UNCLEAR, UNLIKELY = "likely", "unclear", "unlikely"
@@ -224,7 +223,4 @@ def shipped() -> Calibrations:
 
 def write(calibrations: Calibrations, path: Path = CALIBRATION_FILE) -> None:
     """Write atomically: an interrupted run leaves the old file, never half a new one."""
-    text = json.dumps(calibrations.to_dict(), indent=2, ensure_ascii=False) + "\n"
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as tmp:
-        tmp.write(text)
-    os.replace(tmp.name, path)
+    write_text(path, json.dumps(calibrations.to_dict(), indent=2, ensure_ascii=False) + "\n", owned=True)

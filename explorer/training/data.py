@@ -18,6 +18,7 @@ from typing import Any
 
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES, SPAN_TASK, has_error, is_error_free
+from explorer.files import write_text
 from explorer.models.trained import TRAINING_FILE
 
 SYNTHETIC_KINDS = ("synthetic", "synthetic_paraphrased")
@@ -135,8 +136,8 @@ class BestOnDev:
 
 
 def write_record(record: Mapping[str, Any], out: Path) -> None:
-    """Write a trained classifier's training record beside its weights."""
-    (Path(out) / TRAINING_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    """Write a trained classifier's training record beside its weights, whole or not at all."""
+    write_text(Path(out) / TRAINING_FILE, json.dumps(record, indent=1) + "\n")
 
 
 def save_peft(model, record: Mapping[str, Any], out: Path) -> None:

@@ -43,6 +43,7 @@ import pandas as pd
 from explorer.config import CHECKOUT
 from explorer.data import perspectrum_claims
 from explorer.data.shared import shared_data_dir
+from explorer.files import write_text
 
 SHIPPED = Path(__file__).resolve().parents[1] / "resources" / "matcher"
 RECORD_FILE = "training.json"
@@ -316,7 +317,7 @@ def train(
         "dev": history,
         "weights_sha256": hashlib.sha256((out / ADAPTER_FILE).read_bytes()).hexdigest(),
     }
-    (out / RECORD_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    write_text(out / RECORD_FILE, json.dumps(record, indent=2) + "\n")
     return record
 
 

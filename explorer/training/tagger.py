@@ -50,7 +50,7 @@ from explorer.detectors.tagger import (
     word_scores,
 )
 from explorer.evaluation.statistics import roc_auc
-from explorer.files import atomic_writer
+from explorer.files import write_text
 from explorer.models.encoder import default_model_path, encoder_identity
 from explorer.training.data import TRAIN_PARTS, claim_half, save_peft, torch_training, training_record
 
@@ -135,8 +135,7 @@ def _save_checkpoint(work: Path, model, optimizer, scheduler, state: dict) -> No
     model.save_pretrained(folder, save_embedding_layers=False)
     torch.save(optimizer.state_dict(), folder / "optimizer.pt")
     torch.save(scheduler.state_dict(), folder / "scheduler.pt")
-    with atomic_writer(work / STATE_FILE) as out:
-        out.write(json.dumps(state))
+    write_text(work / STATE_FILE, json.dumps(state))
     kept = {folder.name, _checkpoint(work, state["best"][0]).name}
     for old in work.glob("step-*"):
         if old.name not in kept:
