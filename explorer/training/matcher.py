@@ -44,10 +44,9 @@ from explorer.config import CHECKOUT
 from explorer.data import perspectrum_claims
 from explorer.data.shared import shared_data_dir
 from explorer.files import write_text
+from explorer.models.trained import ADAPTER_FILE, TRAINING_FILE
 
 SHIPPED = Path(__file__).resolve().parents[1] / "resources" / "matcher"
-RECORD_FILE = "training.json"
-ADAPTER_FILE = "adapter_model.safetensors"
 TARGET_MODULES = ("query", "key", "value", "dense")
 
 Triplet = tuple[str, str, str]
@@ -317,7 +316,7 @@ def train(
         "dev": history,
         "weights_sha256": hashlib.sha256((out / ADAPTER_FILE).read_bytes()).hexdigest(),
     }
-    write_text(out / RECORD_FILE, json.dumps(record, indent=2) + "\n")
+    write_text(out / TRAINING_FILE, json.dumps(record, indent=2) + "\n")
     return record
 
 

@@ -42,9 +42,7 @@ from explorer.detectors.stacked import (
 from explorer.evaluation.statistics import roc_auc
 from explorer.training import TrainingInputError, TrainingRequest
 from explorer.training.data import target, training_record, write_record
-
-REGULARIZATION = (0.01, 0.1, 1.0, 10.0)  # LogisticRegression's C, chosen on dev
-UNTUNED_REGULARIZATION = 1.0  # scikit-learn's default, when dev is trained on too
+from explorer.training.logistic import REGULARIZATION, UNTUNED_REGULARIZATION
 
 
 def feature_sets(task: str) -> dict[str, tuple[str, ...]]:

@@ -52,6 +52,7 @@ from explorer.detectors.tagger import (
 from explorer.evaluation.statistics import roc_auc
 from explorer.files import write_text
 from explorer.models.encoder import default_model_path, encoder_identity
+from explorer.models.trained import ADAPTER_FILE
 from explorer.training.data import TRAIN_PARTS, claim_half, save_peft, torch_training, training_record
 
 LORA_TARGETS = ["query", "key", "value", "dense"]
@@ -199,7 +200,7 @@ def train(
     if (work / STATE_FILE).is_file():
         state = json.loads((work / STATE_FILE).read_text())
         last = _checkpoint(work, state["step"])
-        set_peft_model_state_dict(model, load_file(last / "adapter_model.safetensors"))
+        set_peft_model_state_dict(model, load_file(last / ADAPTER_FILE))
         optimizer.load_state_dict(torch.load(last / "optimizer.pt"))
         scheduler.load_state_dict(torch.load(last / "scheduler.pt"))
         log(f"resumed at step {state['step']}")
@@ -234,7 +235,7 @@ def train(
                 state["best"] = (step, mean)
             _save_checkpoint(work, model, optimizer, scheduler, state)
     best = _checkpoint(work, state["best"][0])
-    set_peft_model_state_dict(model, load_file(best / "adapter_model.safetensors"))
+    set_peft_model_state_dict(model, load_file(best / ADAPTER_FILE))
     model.eval()
     record = training_record(
         TASK,
