@@ -35,12 +35,11 @@ from explorer.config import RESOURCES
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES, is_ambiguous
 from explorer.detectors.base import DetectorResult
-from explorer.evaluation.statistics import roc_auc
 from explorer.files import write_text
+from explorer.training.data import roc_auc
 
 CALIBRATION_FILE = RESOURCES / "calibration.json"
 LIKELY, UNCLEAR, UNLIKELY = "likely", "unclear", "unlikely"
-VERDICTS = (LIKELY, UNCLEAR, UNLIKELY)
 LIKELY_FROM = 0.7
 UNLIKELY_BELOW = 0.3
 # Below this dev ROC AUC a detector's score says little about an error: no verdict, and the app

@@ -1,5 +1,6 @@
 """What the learned classifiers train on (Chang et al. 2024, §4.2): error-free examples and
-synthetic errors, with one binary target per error type; and where trained classifiers are kept.
+synthetic errors, with one binary target per error type; the dev check every trainer chooses
+by (`roc_auc`, which `explorer.evaluation` reports too); and where trained classifiers are kept.
 
 For the hallucination classifier a synthetic coverage error is a negative (it has no
 hallucination), and vice versa. Organic errors are never training data: the paper keeps them
@@ -15,6 +16,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+from sklearn.metrics import roc_auc_score
 
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES, SPAN_TASK, has_error, is_error_free
@@ -100,6 +104,11 @@ def torch_training(settings: Any, losses: Sequence[tuple[int, float]], kept_step
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
     }
+
+
+def roc_auc(labels: Sequence[bool], scores: Sequence[float]) -> float:
+    """Area under the ROC curve (scikit-learn); ties count one half, as in Mann-Whitney U."""
+    return float(roc_auc_score(np.asarray(labels, dtype=bool), np.asarray(scores, dtype=float)))
 
 
 class BestOnDev:

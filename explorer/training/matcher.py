@@ -209,14 +209,6 @@ def base_model():
     return SentenceTransformer(str(default_model_path()), device="cpu")
 
 
-def load(adapter_dir: Path = SHIPPED):
-    """The packaged MiniLM with the matcher's LoRA adapter (eval mode)."""
-    model = base_model()
-    model.load_adapter(str(adapter_dir))
-    model.eval()
-    return model
-
-
 def train(
     out: Path,
     *,

@@ -39,9 +39,8 @@ from explorer.detectors.stacked import (
     feature_row,
     p_error,
 )
-from explorer.evaluation.statistics import roc_auc
 from explorer.training import TrainingInputError, TrainingRequest
-from explorer.training.data import target, training_record, write_record
+from explorer.training.data import roc_auc, target, training_record, write_record
 from explorer.training.logistic import REGULARIZATION, UNTUNED_REGULARIZATION
 
 

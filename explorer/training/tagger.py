@@ -49,11 +49,10 @@ from explorer.detectors.tagger import (
     windows,
     word_scores,
 )
-from explorer.evaluation.statistics import roc_auc
 from explorer.files import write_text
 from explorer.models.encoder import default_model_path, encoder_identity
 from explorer.models.trained import ADAPTER_FILE
-from explorer.training.data import TRAIN_PARTS, claim_half, save_peft, torch_training, training_record
+from explorer.training.data import TRAIN_PARTS, claim_half, roc_auc, save_peft, torch_training, training_record
 
 LORA_TARGETS = ["query", "key", "value", "dense"]
 FOREIGN_DEV = Path("../shared/data/npov_foreign/dev.jsonl")
