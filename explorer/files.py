@@ -71,12 +71,14 @@ def _new_file_mode() -> int:
 
 
 @contextlib.contextmanager
-def atomic_writer(path: Path, *, owned: bool = False) -> Iterator[_Output]:
+def atomic_writer(path: Path, *, owned: bool = False, durable: bool = True) -> Iterator[_Output]:
     """A text file (UTF-8) that replaces `path` when the `with` block ends without an error.
 
     Raises `WriteError` when the file cannot be created, written or put in place; whatever was
     written is then discarded. An exception from the block itself passes through unchanged.
     `owned`: the path itself is replaced, whatever stands there (see the module's docstring).
+    `durable=False` skips the fsync, for a file whose loss in a power cut costs only a
+    recomputation (a cache entry: fsync takes milliseconds, thousands of times for a dataset).
     """
     shown = Path(path)
     in_place = not owned and shown.exists() and not shown.is_file()
@@ -110,7 +112,8 @@ def atomic_writer(path: Path, *, owned: bool = False) -> Iterator[_Output]:
             handle.close()  # e.g. /dev/full: ENOSPC when the buffer is flushed
             return
         handle.flush()
-        os.fsync(handle.fileno())
+        if durable:
+            os.fsync(handle.fileno())
         handle.close()
         kept_mode = target.is_file() and not target.is_symlink()  # an owned path's link is replaced
         os.chmod(handle.name, target.stat().st_mode & 0o7777 if kept_mode else _new_file_mode())
@@ -120,9 +123,9 @@ def atomic_writer(path: Path, *, owned: bool = False) -> Iterator[_Output]:
         raise WriteError(shown, error) from error
 
 
-def write_text(path: Path, text: str, *, owned: bool = False) -> None:
+def write_text(path: Path, text: str, *, owned: bool = False, durable: bool = True) -> None:
     """`text` as the whole of `path`, through `atomic_writer` (`WriteError` when it cannot be)."""
-    with atomic_writer(path, owned=owned) as out:
+    with atomic_writer(path, owned=owned, durable=durable) as out:
         out.write(text)
 
 

@@ -160,7 +160,8 @@ class ResultCache:
         path = self._path(detector, result_key(detector, example))
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_text(path, json.dumps(result.to_dict(), ensure_ascii=False), owned=True)
+            # Not fsynced, as before: an entry a power cut empties is a miss, computed again.
+            write_text(path, json.dumps(result.to_dict(), ensure_ascii=False), owned=True, durable=False)
         except (OSError, WriteError) as error:
             reason = error.reason if isinstance(error, WriteError) else error.strerror or error
             self._warn_once(
