@@ -27,9 +27,9 @@ from explorer import detectors  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.data.labels import ERROR_TYPES  # noqa: E402
 from explorer.evaluation.slices import SLICES, slice_members  # noqa: E402
-from explorer.evaluation.statistics import roc_auc  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 from explorer.scoring.runner import score_examples  # noqa: E402
+from explorer.training.data import roc_auc  # noqa: E402
 
 
 def same_count_auc(gold: np.ndarray, scores: np.ndarray, counts: np.ndarray) -> tuple[float, int]:

@@ -22,8 +22,8 @@ from explorer.data.labels import ERROR_TYPES  # noqa: E402
 from explorer.detectors.semantic import SemanticDetector  # noqa: E402
 from explorer.detectors.semantic_tuned import SemanticTunedDetector  # noqa: E402
 from explorer.evaluation.slices import SLICES, slice_members  # noqa: E402
-from explorer.evaluation.statistics import roc_auc  # noqa: E402
 from explorer.models.matcher import MatcherEncoder  # noqa: E402
+from explorer.training.data import roc_auc  # noqa: E402
 
 
 def slice_aucs(examples, score_of) -> dict[str, float]:

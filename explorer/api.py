@@ -40,7 +40,7 @@ from explorer.data.jsonl import FormatError, parse_example, parse_jsonl
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorResult
 from explorer.evaluation import table, verdict
-from explorer.files import atomic_writer, check_output
+from explorer.files import check_output, write_text
 from explorer.render import export
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.runner import score_example
@@ -51,8 +51,7 @@ DEFAULT_METHODS = ("rouge", detectors.VERDICT_DETECTOR)
 def _write(path: Path, text: str, source: Path | None) -> Path:
     check_output(path, [source])
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_writer(path) as out:
-        out.write(text)
+    write_text(path, text)
     return path
 
 

@@ -8,7 +8,9 @@ temporary file (`.NAME.*.tmp`) behind; the target itself is never half-written.
 
 A target that is not a regular file (`/dev/stdout`, a named pipe, `/dev/full`) cannot be
 replaced by renaming, so it is written in place; `check_output` lets only the standard streams
-through as outputs.
+through as outputs. A file the explorer owns (`owned=True`: a cache entry, the shipped
+calibrations) is different: whatever stands at its path (a FIFO, a link to `/dev/zero`) is
+replaced by the new file, never written through. `write_text` is the one-call form.
 
 `check_output` is the one guard on outputs: the CLI's commands (`explorer.cli.guard`) and the
 notebook API's `save` ask it before they read or write anything. `read_regular` reads an input
@@ -39,10 +41,12 @@ MAX_INPUT_BYTES = 1 << 30
 
 
 class WriteError(Exception):
-    """An output could not be written; the previous file at `path`, if any, is unchanged."""
+    """An output could not be written; the previous file at `path`, if any, is unchanged.
+    `reason` is the system's words (`No space left on device`)."""
 
     def __init__(self, path: Path, error: OSError):
-        super().__init__(f"cannot write {path}: {error.strerror or error}")
+        self.reason = error.strerror or str(error)
+        super().__init__(f"cannot write {path}: {self.reason}")
         self.path = path
 
 
@@ -67,17 +71,20 @@ def _new_file_mode() -> int:
 
 
 @contextlib.contextmanager
-def atomic_writer(path: Path) -> Iterator[_Output]:
+def atomic_writer(path: Path, *, owned: bool = False, durable: bool = True) -> Iterator[_Output]:
     """A text file (UTF-8) that replaces `path` when the `with` block ends without an error.
 
     Raises `WriteError` when the file cannot be created, written or put in place; whatever was
     written is then discarded. An exception from the block itself passes through unchanged.
+    `owned`: the path itself is replaced, whatever stands there (see the module's docstring).
+    `durable=False` skips the fsync, for a file whose loss in a power cut costs only a
+    recomputation (a cache entry: fsync takes milliseconds, thousands of times for a dataset).
     """
     shown = Path(path)
-    in_place = shown.exists() and not shown.is_file()
+    in_place = not owned and shown.exists() and not shown.is_file()
     # Through a symlink, replace the file it points to (a device is opened as named: the
     # real path of /dev/stdout can be a pipe's pseudo-name).
-    target = shown if in_place else Path(os.path.realpath(path))
+    target = shown if in_place or owned else Path(os.path.realpath(path))
     try:
         if in_place:
             handle = target.open("w", encoding="utf-8")
@@ -105,13 +112,21 @@ def atomic_writer(path: Path) -> Iterator[_Output]:
             handle.close()  # e.g. /dev/full: ENOSPC when the buffer is flushed
             return
         handle.flush()
-        os.fsync(handle.fileno())
+        if durable:
+            os.fsync(handle.fileno())
         handle.close()
-        os.chmod(handle.name, target.stat().st_mode & 0o7777 if target.exists() else _new_file_mode())
+        kept_mode = target.is_file() and not target.is_symlink()  # an owned path's link is replaced
+        os.chmod(handle.name, target.stat().st_mode & 0o7777 if kept_mode else _new_file_mode())
         os.replace(handle.name, target)
     except OSError as error:
         discard()
         raise WriteError(shown, error) from error
+
+
+def write_text(path: Path, text: str, *, owned: bool = False, durable: bool = True) -> None:
+    """`text` as the whole of `path`, through `atomic_writer` (`WriteError` when it cannot be)."""
+    with atomic_writer(path, owned=owned, durable=durable) as out:
+        out.write(text)
 
 
 def same_file(a: Path, b: Path) -> bool:

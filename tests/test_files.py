@@ -10,7 +10,7 @@ import signal
 import pytest
 
 from explorer.cli import main
-from explorer.files import WriteError, atomic_writer, read_regular, same_file
+from explorer.files import WriteError, atomic_writer, read_regular, same_file, write_text
 from tests.bad_inputs.builders import good
 from tests.faults import explorer, finish, unwritable_folder, wait_for
 from tests.helpers import jsonl
@@ -73,6 +73,18 @@ def test_writing_through_a_symlink_replaces_the_file_it_points_to(tmp_path):
     with atomic_writer(tmp_path / "link.jsonl") as out:
         out.write("new\n")
     assert (tmp_path / "link.jsonl").is_symlink() and real.read_text(encoding="utf-8") == "new\n"
+
+
+def test_an_owned_file_replaces_whatever_stands_at_its_path(tmp_path):
+    """A cache entry or the calibrations: a link or a FIFO in its place is replaced by the new
+    file, never written through (a FIFO without a reader would block, /dev/zero swallow it)."""
+    (tmp_path / "link.json").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "fifo.json")
+    for name in ("link.json", "fifo.json"):
+        write_text(tmp_path / name, "new\n", owned=True)
+        path = tmp_path / name
+        assert path.is_file() and not path.is_symlink() and path.read_text(encoding="utf-8") == "new\n"
+    assert temporary_files(tmp_path) == []
 
 
 def test_same_file_sees_through_symlinks_hard_links_and_relative_paths(tmp_path, monkeypatch):

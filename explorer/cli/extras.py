@@ -28,7 +28,7 @@ from explorer.cli.common import (
     step_options,
 )
 from explorer.cli.guard import Files, declare
-from explorer.files import WriteError, atomic_writer
+from explorer.files import write_text
 
 SOFT_PROMPT_CHOICES = ("auto", "none")
 
@@ -37,15 +37,6 @@ def add_parsers(commands) -> None:
     add_generate_parser(commands)
     add_claims_parser(commands)
     add_build_data_parser(commands)
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` whole or not at all (`explorer.files.atomic_writer`)."""
-    try:
-        with atomic_writer(path) as out:
-            out.write(text)
-    except WriteError as error:
-        raise CliError(f"{error}; nothing was written", EXIT_IO) from error
 
 
 def run_generate(args: argparse.Namespace) -> int:
@@ -95,7 +86,7 @@ def run_generate(args: argparse.Namespace) -> int:
             tqdm.write(f"{example.id}: refused: {error}", file=sys.stderr)
         except ServerError as error:  # the server's answers would all fail alike: stop
             raise CliError(f"{example.id}: {error}; nothing was written", EXIT_SERVER) from error
-    _write_atomically(args.out, "".join(line + "\n" for line in written))
+    write_text(args.out, "".join(line + "\n" for line in written))
     if not args.quiet:
         print(f"wrote {len(written)} response(s) to {args.out}; {refused} refused", file=sys.stderr)
     return EXIT_OK if loaded.ok and not refused else EXIT_PARTIAL
@@ -236,7 +227,7 @@ def run_claims(args: argparse.Namespace) -> int:
         except TooLongError as error:
             failed += 1
             tqdm.write(f"{example.id}: {error}", file=sys.stderr)
-    _write_atomically(args.out, dumps_reports(reports, args.aggregator))
+    write_text(args.out, dumps_reports(reports, args.aggregator))
     labels = Counter(label for r in reports for label in r.to_refchecker()["ys"])
     print(
         f"wrote {len(reports)} report(s), {sum(labels.values())} {args.granularity} claim(s) "
@@ -381,8 +372,8 @@ def run_ablation(args: argparse.Namespace) -> int:
         ],
     }
     markdown_path, json_path = report_paths(args.out)
-    _write_atomically(markdown_path, table)
-    _write_atomically(json_path, json.dumps(record, indent=2) + "\n")
+    write_text(markdown_path, table)
+    write_text(json_path, json.dumps(record, indent=2) + "\n")
     if not args.quiet:
         print(table)
     return EXIT_OK

@@ -1,22 +1,18 @@
-"""The error-injection lab: edits of an example, and how detector scores move with them.
+"""The error-injection lab's edits of an example.
 
 Every edit is a pure function from an `Example` to a new one, so the lab can show any
-detector's scores before and after side by side. Edits of the input or the response drop the
-gold labels (they described the text before the edit); the paper's synthetic procedure
-(Chang et al. 2024, §4.2, `explorer.data.synthetic`) sets new ones. Where the example records where
-the response states each argument (`verbalizations`), the edits keep that record pointing at
-the right arguments, so a synthetic hallucination made after other edits still marks its span.
+detector's scores before and after side by side (`explorer.evaluation.table.score_changes`).
+Edits of the input or the response drop the gold labels (they described the text before the
+edit); the paper's synthetic procedure (Chang et al. 2024, §4.2, `explorer.data.synthetic`)
+sets new ones. Where the example records where the response states each argument
+(`verbalizations`), the edits keep that record pointing at the right arguments, so a synthetic
+hallucination made after other edits still marks its span.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-import pandas as pd
-
 from explorer.data import synthetic
 from explorer.data.example import Example, Labels, Perspective
-from explorer.detectors.base import DetectorResult
 
 drop_argument = synthetic.remove_argument
 
@@ -94,29 +90,3 @@ def argument_changes(before: Example, after: Example) -> tuple[set[tuple[int, in
     removed = {ref for key, refs in old.items() for ref in refs[len(new.get(key, [])) :]}
     added = {ref for key, refs in new.items() for ref in refs[len(old.get(key, [])) :]}
     return removed, added
-
-
-def score_names(result: DetectorResult) -> dict[str, float]:
-    """A result's example-level scores by display name."""
-    scores = {"hallucination": result.hallucination, "coverage": result.coverage}
-    scores.update({f"coverage · {name}": value for name, value in result.per_perspective.items()})
-    return scores
-
-
-def score_changes(
-    before: Mapping[str, DetectorResult], after: Mapping[str, DetectorResult], methods: Sequence[str]
-) -> pd.DataFrame:
-    """One row per detector and score: before, after and the change (after - before).
-
-    A score only one side has (a perspective added or removed, a detector still computing on
-    one side) shows with an empty other side and no change.
-    """
-    rows = []
-    for method in methods:
-        old = score_names(before[method]) if method in before else {}
-        new = score_names(after[method]) if method in after else {}
-        for score in dict.fromkeys([*old, *new]):
-            was, now = old.get(score), new.get(score)
-            change = now - was if was is not None and now is not None else None
-            rows.append({"detector": method, "score": score, "before": was, "after": now, "change": change})
-    return pd.DataFrame(rows, columns=["detector", "score", "before", "after", "change"])

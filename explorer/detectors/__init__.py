@@ -82,8 +82,7 @@ _SPECS = (
         response_word_meaning="1 = the word's stem appears in no argument",
         argument_word_meaning="1 = the word's stem does not appear in the response",
         cost=INSTANT,
-        summary="Word overlap: response words found in no argument; argument words absent from the response. "
-        "Perspectrum dev, paraphrased synthetic ROC AUC .674 / .624 (hallucination / coverage).",
+        summary="Word overlap: response words found in no argument; argument words absent from the response.",
     ),
     DetectorSpec(
         "semantic",
@@ -92,8 +91,7 @@ _SPECS = (
         response_word_meaning="1 - similarity of the word's claim to the best-matching argument sentence",
         argument_word_meaning="1 - similarity of the word's sentence or clause to the best-matching claim",
         cost=FAST,
-        summary="Meaning match (all-MiniLM-L6-v2): claims no argument sentence supports; arguments no claim covers. "
-        "Perspectrum dev, paraphrased synthetic ROC AUC .645 / .716 (hallucination / coverage).",
+        summary="Meaning match (all-MiniLM-L6-v2): claims no argument sentence supports; arguments no claim covers.",
     ),
     DetectorSpec(
         "salience",
@@ -104,8 +102,7 @@ _SPECS = (
         cost=SLOW,
         uses_model=True,
         summary="Gradient x input of a local LM (default SmolLM2-135M): response words that draw on no argument "
-        "word; argument words no response word draws on. Seconds to minutes per example on a CPU. Perspectrum dev, "
-        "a 60-example subset: ROC AUC .537 / .757 (hallucination / coverage).",
+        "word; argument words no response word draws on. Seconds to minutes per example on a CPU.",
     ),
     DetectorSpec(
         "classifier",
@@ -141,8 +138,7 @@ _SPECS = (
         cost=FAST,
         trainer="explorer.training.logistic:LogisticTrainer",
         summary="Logistic regression trained on synthetic errors, reading the semantic alignment (MiniLM "
-        "similarities) and word overlap: P(a claim is unsupported), P(an argument is dropped). Perspectrum dev, "
-        "paraphrased synthetic ROC AUC .642 / .630 (hallucination / coverage).",
+        "similarities) and word overlap: P(a claim is unsupported), P(an argument is dropped).",
     ),
     DetectorSpec(
         "cross_encoder",
@@ -153,8 +149,7 @@ _SPECS = (
         cost=FAST,
         trainer="explorer.training.cross_encoder:CrossEncoderTrainer",
         summary="all-MiniLM-L6-v2 with LoRA adapters trained on synthetic errors: P(a response sentence is not "
-        "backed by the arguments), P(an argument is not in the response). Near chance on the sample test split "
-        "and on Perspectrum dev (paraphrased synthetic .519 / .547).",
+        "backed by the arguments), P(an argument is not in the response).",
     ),
     DetectorSpec(
         "semantic_tuned",
@@ -164,8 +159,7 @@ _SPECS = (
         argument_word_meaning="1 - tuned-matcher similarity of the word's sentence or clause to the best claim",
         cost=FAST,
         summary="Semantic alignment with MiniLM + a LoRA matcher fine-tuned on ArgKP train matches "
-        "(explorer/resources/matcher). Perspectrum dev, paraphrased synthetic ROC AUC .653 / .738 (plain .645 / "
-        ".716); ArgKP dev strict mAP .825 (plain .722).",
+        "(explorer/resources/matcher).",
     ),
     DetectorSpec(
         "alignment_classifier_tuned",
@@ -176,8 +170,7 @@ _SPECS = (
         cost=FAST,
         summary="The alignment classifier retrained on Perspectrum-built synthetic errors (+ sample train), reading "
         "the tuned matcher's alignment; C chosen on Perspectrum dev "
-        "(python -m explorer.training.tuned_alignment_classifier). Perspectrum dev, paraphrased synthetic ROC AUC "
-        ".690 / .762.",
+        "(python -m explorer.training.tuned_alignment_classifier).",
     ),
     DetectorSpec(
         "cross_encoder_tuned",
@@ -187,9 +180,7 @@ _SPECS = (
         argument_word_meaning="P(the word's argument is not stated in the response), learned on human paraphrases",
         cost=FAST,
         summary="The cross-encoder retrained on Perspectrum-built synthetic errors (+ sample train), step chosen "
-        "on Perspectrum dev (python -m explorer.training.tuned_cross_encoder, ~33 min on one CPU thread). "
-        "Perspectrum dev, paraphrased synthetic ROC AUC .755 / .726; word level .824 / .736 (the best "
-        "hallucination word scores there).",
+        "on Perspectrum dev (python -m explorer.training.tuned_cross_encoder, ~33 min on one CPU thread).",
     ),
     DetectorSpec(
         "tagger",
@@ -221,10 +212,8 @@ _BY_NAME = {s.name: s for s in _SPECS}
 
 # The detector whose calibrated scores give the verdict (Inspect, reports, `explorer.inspect`)
 # and whose tab opens first: the one that generalizes best beyond the sample data, by mean dev
-# ROC AUC over the two error types on the Perspectrum-built dev set (`bench/calibrate.py --data`,
-# recorded in resources/calibration.json; a test keeps this name and that file in step): the
-# stacked detector, .934 (Perspectrum cross-encoder .776, tuned alignment classifier .742, tuned
-# semantic alignment .710, semantic alignment .694, ROUGE-1 .679).
+# ROC AUC over the two error types on the data of resources/calibration.json
+# (`bench/calibrate.py --data` prints the ranking; a test keeps this name and that file in step).
 VERDICT_DETECTOR = "stacked"
 
 

@@ -85,10 +85,6 @@ FEATURES = {
 }
 
 
-def _stems(text: str) -> frozenset[str]:
-    return frozenset(word.stem for word in DEFAULT_SEGMENTER.content_words(text))
-
-
 def _share(stems: frozenset[str], found_in: frozenset[str]) -> float:
     """Share of `stems` in `found_in`; a unit without content words counts as found."""
     return len(stems & found_in) / len(stems) if stems else 1.0
@@ -96,8 +92,8 @@ def _share(stems: frozenset[str], found_in: frozenset[str]) -> float:
 
 def features(example: Example, alignment: Alignment, task: str) -> np.ndarray:
     """One row per unit (claims for hallucination, arguments for coverage), columns `FEATURES[task]`."""
-    arguments = [_stems(text) for _, _, text in example.arguments()]
-    claims = [_stems(claim.text) for claim in alignment.claims]
+    arguments = [frozenset(DEFAULT_SEGMENTER.content_stems(text)) for _, _, text in example.arguments()]
+    claims = [frozenset(DEFAULT_SEGMENTER.content_stems(claim.text)) for claim in alignment.claims]
     if task == "hallucination":
         everything = frozenset().union(*arguments)
         last = len(claims) - 1
@@ -113,7 +109,7 @@ def features(example: Example, alignment: Alignment, task: str) -> np.ndarray:
             for c, stems in enumerate(claims)
         ]
     else:
-        response = _stems(example.response)
+        response = frozenset(DEFAULT_SEGMENTER.content_stems(example.response))
         rows = [
             [
                 alignment.similarity[row].max() if claims else -1.0,

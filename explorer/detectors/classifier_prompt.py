@@ -34,7 +34,7 @@ from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.models.identity import folder_digest
 from explorer.models.language_model import LanguageModel, load_language_model
-from explorer.models.trained import TrainedNotFoundError, find_trained
+from explorer.models.trained import ADAPTER_FILE, TrainedNotFoundError, find_trained
 from explorer.text.prompts import CLASSIFIER_LABELS, classifier_prompt
 
 
@@ -97,7 +97,7 @@ NUM_VIRTUAL_TOKENS = 5
 SHIPPED_PROMPTS = shipped_weights(METHOD)
 
 
-WEIGHTS_FILE = "adapter_model.safetensors"
+WEIGHTS_FILE = ADAPTER_FILE
 
 
 def label_token_ids(tokenizer) -> tuple[int, int]:
@@ -169,5 +169,5 @@ def prompt_digest(directory: Path) -> str:
 
 
 def find_prompt(model_identity: str, task: str) -> Path:
-    """The soft prompt for this model and task (`training_find_trained`)."""
+    """The soft prompt for this model and task (`explorer.models.trained.find_trained`)."""
     return find_trained(METHOD, model_identity, task, SHIPPED_PROMPTS)

@@ -79,9 +79,6 @@ class CrossEncoderDetector(Detector):
         )
 
 
-WEIGHTS_FILE = "adapter_model.safetensors"
-
-
 class PairTooLongError(ValueError):
     def __init__(self, tokens: int, limit: int, what: str):
         super().__init__(

@@ -19,15 +19,11 @@ from collections import Counter
 
 from explorer.data.example import Example
 from explorer.detectors.base import ArgumentWordScore, Detector, DetectorResult, Progress, ResponseWordScore
-from explorer.text.words import DEFAULT_SEGMENTER, Segmenter, Word
+from explorer.text.words import DEFAULT_SEGMENTER, Segmenter
 
 
 def _clipped_overlap(candidate: Counter, reference: Counter) -> int:
     return sum(min(count, reference[stem]) for stem, count in candidate.items())
-
-
-def _stems(words: tuple[Word, ...]) -> Counter:
-    return Counter(word.stem for word in words)
 
 
 class RougeDetector(Detector):
@@ -41,16 +37,18 @@ class RougeDetector(Detector):
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
         response_words = self.segmenter.content_words(example.response)
         argument_words = {(p, a): self.segmenter.content_words(text) for p, a, text in example.arguments()}
-        response_stems = _stems(response_words)
-        all_argument_stems = _stems(tuple(w for words in argument_words.values() for w in words))
+        argument_stems = {(p, a): self.segmenter.content_stems(text) for p, a, text in example.arguments()}
+        response_stems = self.segmenter.content_stems(example.response)
+        all_argument_stems = sum(argument_stems.values(), Counter())
 
         precision = (
             _clipped_overlap(response_stems, all_argument_stems) / len(response_words) if response_words else 1.0
         )
         per_perspective = {}
         for p, perspective in enumerate(example.perspectives):
-            words = tuple(w for (q, _), ws in argument_words.items() if q == p for w in ws)
-            recall = _clipped_overlap(_stems(words), response_stems) / len(words) if words else 1.0
+            stems = sum((found for (q, _), found in argument_stems.items() if q == p), Counter())
+            count = stems.total()
+            recall = _clipped_overlap(stems, response_stems) / count if count else 1.0
             per_perspective[perspective.name] = 1.0 - recall
 
         return DetectorResult(

@@ -56,9 +56,10 @@ from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import DetectorResult
 from explorer.evaluation.slices import SLICES, left_out_reasons, slice_members
 from explorer.evaluation.spans import SpanCell, span_cells
-from explorer.evaluation.statistics import bonferroni, bootstrap_ci, delong_test, roc_auc
+from explorer.evaluation.statistics import bonferroni, bootstrap_ci, delong_test
 from explorer.evaluation.word_level import has_word_labels, word_scores, word_units
 from explorer.text.words import DEFAULT_SEGMENTER, Segmenter
+from explorer.training.data import roc_auc
 
 Results = Mapping[str, Mapping[str, DetectorResult]]
 """Detector results by example id, then by detector name."""

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -37,11 +35,11 @@ from explorer.config import RESOURCES
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES, is_ambiguous
 from explorer.detectors.base import DetectorResult
-from explorer.evaluation.statistics import roc_auc
+from explorer.files import write_text
+from explorer.training.data import roc_auc
 
 CALIBRATION_FILE = RESOURCES / "calibration.json"
 LIKELY, UNCLEAR, UNLIKELY = "likely", "unclear", "unlikely"
-VERDICTS = (LIKELY, UNCLEAR, UNLIKELY)
 LIKELY_FROM = 0.7
 UNLIKELY_BELOW = 0.3
 # Below this dev ROC AUC a detector's score says little about an error: no verdict, and the app
@@ -168,6 +166,17 @@ class Calibrations:
         """What the calibrations of the detectors `names` were fitted on, each data set once."""
         return sorted({self.data_of(name) for name in names if name in self.detectors})
 
+    def measured(self, name: str) -> str:
+        """Detector `name`'s dev ROC AUC per error type and the data it was measured on, as a
+        sentence to show beside its description ("" without a calibration): the one source of
+        the figures users read, so a refit updates them."""
+        by_type = self.detectors.get(name, ({}, {}))[1]
+        types = [t for t in ERROR_TYPES if t in by_type]
+        if not types:
+            return ""
+        figures = " / ".join(f"{by_type[t].auc:.2f}" for t in types)
+        return f"Dev ROC AUC {figures} ({' / '.join(types)}) on {self.data_of(name)}."
+
     def get(self, result: DetectorResult, error_type: str) -> Calibration | None:
         """The calibration for `result`'s detector and error type, if fitted on the same code, weights and settings."""
         entry = self.detectors.get(result.detector)
@@ -224,7 +233,4 @@ def shipped() -> Calibrations:
 
 def write(calibrations: Calibrations, path: Path = CALIBRATION_FILE) -> None:
     """Write atomically: an interrupted run leaves the old file, never half a new one."""
-    text = json.dumps(calibrations.to_dict(), indent=2, ensure_ascii=False) + "\n"
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as tmp:
-        tmp.write(text)
-    os.replace(tmp.name, path)
+    write_text(path, json.dumps(calibrations.to_dict(), indent=2, ensure_ascii=False) + "\n", owned=True)

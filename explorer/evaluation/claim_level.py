@@ -30,7 +30,7 @@ from explorer.detectors.base import DetectorResult
 from explorer.detectors.ops.alignment import Alignment, Settings
 from explorer.detectors.ops.assessment import Assessment, assess
 from explorer.detectors.semantic import alignment_of
-from explorer.evaluation.statistics import roc_auc
+from explorer.training.data import roc_auc
 
 CLAIM_VIEW_FILE = RESOURCES / "claim_view.json"
 GRID = np.round(np.arange(0.30, 0.95, 0.01), 2)

@@ -1,5 +1,6 @@
-"""Statistics for ROC analysis: AUC (scikit-learn), DeLong's paired test, stratified bootstrap
-intervals, Bonferroni correction, confusion matrices and Youden's threshold.
+"""Statistics for ROC analysis: ROC curves, DeLong's paired test, stratified bootstrap intervals,
+Bonferroni correction, confusion matrices and Youden's threshold. The AUC itself is
+`explorer.training.data.roc_auc`, the trainers' dev check: training sits below evaluation.
 """
 
 from __future__ import annotations
@@ -10,12 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
-from sklearn.metrics import roc_auc_score, roc_curve
+from sklearn.metrics import roc_curve
 
-
-def roc_auc(labels: Sequence[bool], scores: Sequence[float]) -> float:
-    """Area under the ROC curve (scikit-learn); ties count one half, as in Mann-Whitney U."""
-    return float(roc_auc_score(np.asarray(labels, dtype=bool), np.asarray(scores, dtype=float)))
+from explorer.training.data import roc_auc
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The dataset table: one row per example with its gold labels and every method's scores.
+"""The dataset table: one row per example with its gold labels and every method's scores;
+the lab's table of how each score moved with an edit (`score_changes`).
 
 `scores_frame` is the one table the dataset page shows, the exports write and other metrics
 (e.g. faithfulness scores) join onto: it is indexed by example id, so `frame.join(other)` adds
@@ -16,9 +17,11 @@ import pandas as pd
 
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
+from explorer.detectors.base import DetectorResult
 from explorer.evaluation import auc, slices, statistics
 from explorer.evaluation.auc import Results
 from explorer.evaluation.calibration import Calibrations, shipped
+from explorer.training.data import roc_auc
 
 GOLD_CATEGORIES = ("error-free", "hallucination", "coverage error", "both errors", "unlabelled")
 NOT_AMBIGUOUS = "not ambiguous"
@@ -164,7 +167,7 @@ def best_method(
     for method in methods:
         gold = [labels[i] for i in scores[method]]
         if len(set(gold)) == 2:
-            found[method] = statistics.roc_auc(gold, list(scores[method].values()))
+            found[method] = roc_auc(gold, list(scores[method].values()))
     return max(found, key=lambda m: found[m]) if found else None
 
 
@@ -287,3 +290,29 @@ def perspective_summary(examples: Sequence[Example], results: Results, methods: 
     for method in methods:
         summary[f"mean {method}.coverage"] = grouped[f"mean {method}.coverage"].mean()
     return summary.sort_values("uncovered rate", ascending=False, na_position="last")
+
+
+def score_names(result: DetectorResult) -> dict[str, float]:
+    """A result's example-level scores by display name."""
+    scores = {"hallucination": result.hallucination, "coverage": result.coverage}
+    scores.update({f"coverage · {name}": value for name, value in result.per_perspective.items()})
+    return scores
+
+
+def score_changes(
+    before: Mapping[str, DetectorResult], after: Mapping[str, DetectorResult], methods: Sequence[str]
+) -> pd.DataFrame:
+    """One row per detector and score: before, after and the change (after - before).
+
+    A score only one side has (a perspective added or removed, a detector still computing on
+    one side) shows with an empty other side and no change.
+    """
+    rows = []
+    for method in methods:
+        old = score_names(before[method]) if method in before else {}
+        new = score_names(after[method]) if method in after else {}
+        for score in dict.fromkeys([*old, *new]):
+            was, now = old.get(score), new.get(score)
+            change = now - was if was is not None and now is not None else None
+            rows.append({"detector": method, "score": score, "before": was, "after": now, "change": change})
+    return pd.DataFrame(rows, columns=["detector", "score", "before", "after", "change"])

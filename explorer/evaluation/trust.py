@@ -107,18 +107,14 @@ class TrustMetrics:
         }
 
 
-def _stems(text: str, segmenter: Segmenter) -> Counter:
-    return Counter(word.stem for word in segmenter.content_words(text))
-
-
 def trust_metrics(
     example: Example, thresholds: TrustThresholds | None = None, segmenter: Segmenter = DEFAULT_SEGMENTER
 ) -> TrustMetrics:
-    response = _stems(example.response, segmenter)
-    query = _stems(example.query, segmenter)
+    response = segmenter.content_stems(example.response)
+    query = segmenter.content_stems(example.query)
     knowledge = Counter()
     for _, _, argument in example.arguments():
-        knowledge += _stems(argument, segmenter)
+        knowledge += segmenter.content_stems(argument)
     novel = Counter({stem: count for stem, count in response.items() if stem not in query})
     return TrustMetrics(
         query_alignment=unigram_overlap(response, query),

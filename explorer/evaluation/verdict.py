@@ -17,7 +17,7 @@ uses (the arguments for a sentence, the response for an argument): ROUGE-1's not
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from explorer.data.example import Example
@@ -100,7 +100,7 @@ def _count(text: str, span: tuple[int, int]) -> int:
 
 
 def _focus(
-    text: str, start: int, end: int, scores: Sequence[tuple[int, int, float]], other: frozenset[str]
+    text: str, start: int, end: int, scores: Sequence[tuple[int, int, float]], other: Collection[str]
 ) -> tuple[int, int]:
     """The clause of `text[start:end]` with the worst detector scores (`scores`: word offsets
     and score), ties broken by the share of its content words whose stem is not in `other`."""
@@ -114,10 +114,6 @@ def _focus(
     return max(_clauses(text, start, end), key=rank)
 
 
-def _stems(texts: Sequence[str]) -> frozenset[str]:
-    return frozenset(word.stem for text in texts for word in DEFAULT_SEGMENTER.content_words(text))
-
-
 def worst_sentence(example: Example, result: DetectorResult) -> Piece | None:
     """The response sentence with the highest word score (ties: highest mean); None without scored words."""
     best, best_rank = None, (-1.0, -1.0)
@@ -129,7 +125,7 @@ def worst_sentence(example: Example, result: DetectorResult) -> Piece | None:
     if best is None:
         return None
     words = [(w.start, w.end, w.score) for w in result.response_words]
-    arguments = _stems([text for _, _, text in example.arguments()])
+    arguments = frozenset().union(*(DEFAULT_SEGMENTER.content_stems(text) for _, _, text in example.arguments()))
     return replace(best, focus=_focus(example.response, best.start, best.end, words, arguments))
 
 
@@ -144,7 +140,10 @@ def worst_argument(example: Example, result: DetectorResult) -> Piece | None:
     if best is None:
         return None
     words = [(w.start, w.end, w.score) for w in result.argument_word_scores(best.perspective, best.argument)]
-    return replace(best, focus=_focus(best.text, 0, len(best.text), words, _stems([example.response])))
+    return replace(
+        best,
+        focus=_focus(best.text, 0, len(best.text), words, DEFAULT_SEGMENTER.content_stems(example.response)),
+    )
 
 
 def verdicts(example: Example, result: DetectorResult, calibrations: Calibrations | None = None) -> dict[str, Verdict]:

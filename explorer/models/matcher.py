@@ -12,9 +12,9 @@ import hashlib
 from pathlib import Path
 
 from explorer.models.encoder import SentenceEncoder
+from explorer.models.trained import ADAPTER_FILE
 
 SHIPPED_ADAPTER = Path(__file__).resolve().parents[1] / "resources" / "matcher"
-ADAPTER_FILE = "adapter_model.safetensors"
 
 
 class MatcherNotFoundError(FileNotFoundError):

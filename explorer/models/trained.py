@@ -12,6 +12,7 @@ from pathlib import Path
 from explorer.config import cache_dir
 
 TRAINING_FILE = "training.json"  # beside a trained classifier's weights: what it was trained on and how
+ADAPTER_FILE = "adapter_model.safetensors"  # PEFT's adapter weights (LoRA, soft prompt) in a trained folder
 
 
 class TrainedNotFoundError(LookupError):

@@ -29,6 +29,7 @@ from explorer.detectors.ops.assessment import (
     UNSUPPORTED_CLAIM,
     Assessment,
 )
+from explorer.text.words import shorten
 
 # Unrelated sentences of one debate are often 0.3 similar; starting the scale there keeps the
 # background pale so the matches stand out.
@@ -43,9 +44,9 @@ FLAG_COLORS = {
 CHECK, RING = "\u2713", "\u25cb"
 
 
-def _short(text: str, limit: int = 140) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+def _one_line(text: str, limit: int) -> str:
+    """One line: a hover label breaks lines itself (`_wrap`)."""
+    return shorten(" ".join(text.split()), limit)
 
 
 def _wrap(text: str, width: int = 70) -> str:
@@ -107,10 +108,10 @@ def coverage_matrix(example: Example, assessment: Assessment) -> go.Figure:
             unit = alignment.units[int(alignment.evidence[row, c])]
             evidence = argument_text[unit.start : unit.end]
             hover_row.append(
-                f"<b>{html.escape(argument_label(example, p, a))}</b>: {_wrap(_short(argument_text, 220))}<br>"
-                f"<b>{claim_label(c)}</b>: {_wrap(_short(claim.text, 220))}<br>"
+                f"<b>{html.escape(argument_label(example, p, a))}</b>: {_wrap(_one_line(argument_text, 220))}<br>"
+                f"<b>{claim_label(c)}</b>: {_wrap(_one_line(claim.text, 220))}<br>"
                 f"similarity <b>{raw:.2f}</b> (match at \u2265 {settings.match:.2f})<br>"
-                f"evidence, sentence {unit.sentence + 1}: {_wrap(_short(evidence, 160))}<br>"
+                f"evidence, sentence {unit.sentence + 1}: {_wrap(_one_line(evidence, 160))}<br>"
                 f"{_cell_reason(assessment, row, c)}"
             )
         marks.append(mark_row)

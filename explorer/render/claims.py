@@ -77,7 +77,7 @@ def response_claims_html(example: Example, assessment: Assessment) -> str:
 
 def evidence_html(argument: str, start: int, end: int, claim_text: str) -> str:
     """`argument` with `[start, end)` marked as the evidence and the words shared with the claim in bold."""
-    claim_stems = {word.stem for word in DEFAULT_SEGMENTER.content_words(claim_text)}
+    claim_stems = DEFAULT_SEGMENTER.content_stems(claim_text)
     shared = [(w.start, w.end) for w in DEFAULT_SEGMENTER.content_words(argument) if w.stem in claim_stems]
     return _mark(argument, start, end, shared)
 

@@ -3,7 +3,7 @@
 A result is keyed by the detector's identity (name, code version, config, model weights) and
 the hash of what it reads from the example (`Example.content_hash`). Editing an example,
 changing a setting or a model, or upgrading a detector's code gives a new key; nothing stale
-is served. Writes are atomic (temporary file + rename): an interrupted run leaves either a
+is served. Writes are atomic (`explorer.files.write_text`): an interrupted run leaves either a
 whole result or none, and the next run resumes from there.
 
 The cache is best-effort: it never stops a run. An entry that cannot be read (a FIFO, a link to
@@ -26,9 +26,7 @@ import gzip
 import hashlib
 import json
 import logging
-import os
 import re
-import tempfile
 import threading
 import weakref
 from collections import OrderedDict
@@ -38,7 +36,7 @@ from pathlib import Path
 from explorer.config import SHIPPED_SCORES, cache_dir
 from explorer.data.example import Example
 from explorer.detectors.base import Detector, DetectorResult
-from explorer.files import read_regular
+from explorer.files import WriteError, read_regular, write_text
 
 # `write_seed_bundle` writes the key first, so a line's key is read without parsing the line.
 _SEED_KEY = re.compile(r'\{"key": "([0-9a-f]{64})"')
@@ -160,22 +158,15 @@ class ResultCache:
     def put(self, detector: Detector, example: Example, result: DetectorResult) -> None:
         """Store `result`; a cache that cannot be written only loses the result (logged once)."""
         path = self._path(detector, result_key(detector, example))
-        temporary = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False
-            ) as handle:
-                temporary = handle.name
-                json.dump(result.to_dict(), handle, ensure_ascii=False)
-            os.replace(temporary, path)
-        except OSError as error:
-            if temporary is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
+            # Not fsynced, as before: an entry a power cut empties is a miss, computed again.
+            write_text(path, json.dumps(result.to_dict(), ensure_ascii=False), owned=True, durable=False)
+        except (OSError, WriteError) as error:
+            reason = error.reason if isinstance(error, WriteError) else error.strerror or error
             self._warn_once(
                 "write",
-                f"cannot write to the result cache in {self.directory} ({error.strerror or error}); "
+                f"cannot write to the result cache in {self.directory} ({reason}); "
                 "scoring goes on, but results are not cached",
             )
 

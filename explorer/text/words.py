@@ -1,4 +1,4 @@
-"""Word segmentation with character offsets, stop words and stemming.
+"""Word segmentation with character offsets, stop words and stemming; text shortened for a label.
 
 Chang et al. 2024 (§3.1) split text on whitespace and punctuation, drop NLTK's English stop
 words and stem with NLTK's Porter stemmer. Every detector and every highlight uses the words
@@ -18,6 +18,7 @@ silently scored as empty (the fault of `rouge_score`'s default tokenizer):
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -89,5 +90,15 @@ class Segmenter:
         """The words of `text` that are not stop words: the units every detector scores."""
         return tuple(word for word in self.words(text) if not word.is_stop)
 
+    def content_stems(self, text: str) -> Counter[str]:
+        """How often each stem occurs among the content words of `text` (ROUGE's bag of stems;
+        its keys, the stems two texts are compared on)."""
+        return Counter(word.stem for word in self.content_words(text))
+
 
 DEFAULT_SEGMENTER = Segmenter()
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` when it has at most `limit` characters, else its start and "…", `limit` in all."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"

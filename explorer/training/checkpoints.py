@@ -12,10 +12,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from explorer.files import atomic_writer
+from explorer.files import write_text
+from explorer.models.trained import ADAPTER_FILE
 
 STATE_FILE = "state.json"
-ADAPTER_FILE = "adapter_model.safetensors"
 
 
 def checkpoint(work: Path, step: int) -> Path:
@@ -31,8 +31,7 @@ def save_checkpoint(work: Path, model, optimizer, scheduler, state: dict[str, An
     model.save_pretrained(folder, save_embedding_layers=False)
     torch.save(optimizer.state_dict(), folder / "optimizer.pt")
     torch.save(scheduler.state_dict(), folder / "scheduler.pt")
-    with atomic_writer(Path(work) / STATE_FILE) as out:
-        out.write(json.dumps(state))
+    write_text(Path(work) / STATE_FILE, json.dumps(state))
     kept = {folder.name} | ({checkpoint(work, state["best"][0]).name} if state.get("best") else set())
     for old in Path(work).glob("step-*"):
         if old.name not in kept:

@@ -39,13 +39,13 @@ from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES, PAIR_TASK, is_ambiguous
 from explorer.detectors.classifier import ADAPTER, SHIPPED, pair_input, pair_logits
 from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
-from explorer.evaluation.statistics import roc_auc
 from explorer.models.language_model import load_language_model
 from explorer.training.checkpoints import checkpoint, load_adapter, resume, save_checkpoint
 from explorer.training.data import (
     dev_targets,
     is_labelled,
     labelled_train,
+    roc_auc,
     save_peft,
     target,
     torch_training,

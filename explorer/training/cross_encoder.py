@@ -47,10 +47,9 @@ from explorer.detectors.cross_encoder import (
     pair_p_error,
     units,
 )
-from explorer.evaluation.statistics import roc_auc
 from explorer.models.encoder import default_model_path, load_pair_classifier
 from explorer.training import TrainingInputError, TrainingRequest
-from explorer.training.data import BestOnDev, save_peft, target, torch_training, training_record
+from explorer.training.data import BestOnDev, roc_auc, save_peft, target, torch_training, training_record
 
 LORA_TARGETS = ["query", "key", "value", "dense"]
 

@@ -1,5 +1,6 @@
 """What the learned classifiers train on (Chang et al. 2024, §4.2): error-free examples and
-synthetic errors, with one binary target per error type; and where trained classifiers are kept.
+synthetic errors, with one binary target per error type; the dev check every trainer chooses
+by (`roc_auc`, which `explorer.evaluation` reports too); and where trained classifiers are kept.
 
 For the hallucination classifier a synthetic coverage error is a negative (it has no
 hallucination), and vice versa. Organic errors are never training data: the paper keeps them
@@ -16,9 +17,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from sklearn.metrics import roc_auc_score
+
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES, PAIR_TASK, SPAN_TASK, has_error, is_ambiguous, is_error_free
+from explorer.files import write_text
 from explorer.models.trained import TRAINING_FILE
 
 SYNTHETIC_KINDS = ("synthetic", "synthetic_paraphrased")
@@ -124,6 +129,11 @@ def torch_training(settings: Any, losses: Sequence[tuple[int, float]], kept_step
     }
 
 
+def roc_auc(labels: Sequence[bool], scores: Sequence[float]) -> float:
+    """Area under the ROC curve (scikit-learn); ties count one half, as in Mann-Whitney U."""
+    return float(roc_auc_score(np.asarray(labels, dtype=bool), np.asarray(scores, dtype=float)))
+
+
 class BestOnDev:
     """The dev ROC AUC of a model trained by gradient steps, step by step, with a copy of its
     trainable parameters at the best step so far (a tie goes to the later step)."""
@@ -158,8 +168,8 @@ class BestOnDev:
 
 
 def write_record(record: Mapping[str, Any], out: Path) -> None:
-    """Write a trained classifier's training record beside its weights."""
-    (Path(out) / TRAINING_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    """Write a trained classifier's training record beside its weights, whole or not at all."""
+    write_text(Path(out) / TRAINING_FILE, json.dumps(record, indent=1) + "\n")
 
 
 def save_peft(model, record: Mapping[str, Any], out: Path) -> None:

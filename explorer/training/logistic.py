@@ -37,10 +37,9 @@ from explorer.data.labels import overlaps
 from explorer.detectors.alignment_classifier import FEATURES, features
 from explorer.detectors.ops.alignment import Alignment, TooLongError, align
 from explorer.detectors.ops.logistic_head import LogisticHead
-from explorer.evaluation.statistics import roc_auc
 from explorer.models.encoder import SentenceEncoder
 from explorer.training import TrainingInputError, TrainingRequest
-from explorer.training.data import target, training_record, write_record
+from explorer.training.data import roc_auc, target, training_record, write_record
 
 REGULARIZATION = (0.01, 0.1, 1.0, 10.0)  # LogisticRegression's C, chosen on dev
 UNTUNED_REGULARIZATION = 1.0  # scikit-learn's default, when dev is trained on too

@@ -43,10 +43,10 @@ import pandas as pd
 from explorer.config import CHECKOUT
 from explorer.data import perspectrum_claims
 from explorer.data.shared import shared_data_dir
+from explorer.files import write_text
+from explorer.models.trained import ADAPTER_FILE, TRAINING_FILE
 
 SHIPPED = Path(__file__).resolve().parents[1] / "resources" / "matcher"
-RECORD_FILE = "training.json"
-ADAPTER_FILE = "adapter_model.safetensors"
 TARGET_MODULES = ("query", "key", "value", "dense")
 
 Triplet = tuple[str, str, str]
@@ -209,14 +209,6 @@ def base_model():
     return SentenceTransformer(str(default_model_path()), device="cpu")
 
 
-def load(adapter_dir: Path = SHIPPED):
-    """The packaged MiniLM with the matcher's LoRA adapter (eval mode)."""
-    model = base_model()
-    model.load_adapter(str(adapter_dir))
-    model.eval()
-    return model
-
-
 def train(
     out: Path,
     *,
@@ -316,7 +308,7 @@ def train(
         "dev": history,
         "weights_sha256": hashlib.sha256((out / ADAPTER_FILE).read_bytes()).hexdigest(),
     }
-    (out / RECORD_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    write_text(out / TRAINING_FILE, json.dumps(record, indent=2) + "\n")
     return record
 
 

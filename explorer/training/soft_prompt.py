@@ -46,11 +46,10 @@ from explorer.detectors.classifier_prompt import (
     label_logits,
     label_token_ids,
 )
-from explorer.evaluation.statistics import roc_auc
 from explorer.models.language_model import LanguageModel, ModelNotFoundError, load_language_model
 from explorer.text.prompts import CLASSIFIER_LABELS
 from explorer.training import TrainingInputError, TrainingRequest
-from explorer.training.data import BestOnDev, save_peft, target, torch_training, training_record
+from explorer.training.data import BestOnDev, roc_auc, save_peft, target, torch_training, training_record
 
 INIT_TEXT = " the of and to a"
 

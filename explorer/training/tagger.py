@@ -47,7 +47,6 @@ from explorer.detectors.tagger import (
     windows,
     word_scores,
 )
-from explorer.evaluation.statistics import roc_auc
 from explorer.models.encoder import default_model_path, encoder_identity
 from explorer.training.checkpoints import checkpoint, load_adapter, resume, save_checkpoint
 from explorer.training.data import (
@@ -55,6 +54,7 @@ from explorer.training.data import (
     claim_half,
     dev_targets,
     labelled_train,
+    roc_auc,
     save_peft,
     torch_training,
     training_record,

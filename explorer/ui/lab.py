@@ -20,6 +20,7 @@ from explorer.data.example import Example
 from explorer.data.jsonl import InvalidExample, parse_example
 from explorer.data.samples import SAMPLE_DIR
 from explorer.detectors import DetectorResult
+from explorer.evaluation import table
 from explorer.render import highlights
 from explorer.scoring.jobs import Job
 from explorer.ui import editor, results, state, verdict
@@ -254,7 +255,7 @@ def _poll(jobs: list[Job]) -> None:
 
 
 def show_changes(before: dict[str, DetectorResult], after: dict[str, DetectorResult], methods: Sequence[str]) -> None:
-    frame = edits.score_changes(before, after, [m for m in methods if m in before or m in after])
+    frame = table.score_changes(before, after, [m for m in methods if m in before or m in after])
     if frame.empty:
         return
     frame["detector"] = frame["detector"].map(lambda name: detectors.spec(name).title)

@@ -18,6 +18,7 @@ from explorer.data.example import Example
 from explorer.data.samples import load_samples
 from explorer.detectors import Detector
 from explorer.detectors.ops import attribution
+from explorer.evaluation.calibration import shipped
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.jobs import JobRunner
 
@@ -228,9 +229,7 @@ def sidebar() -> None:
         )
         # A tooltip with every summary ran past the bottom of a 800 px screen.
         with st.expander("About the detectors"):
-            st.markdown(
-                "\n\n".join(f"**{detectors.spec(n).title}**: {detectors.spec(n).summary}" for n in detectors.names())
-            )
+            st.markdown("\n\n".join(detector_about(name) for name in detectors.names()))
         if any(detectors.spec(name).uses_model for name in detectors.names()):
             st.text_input(
                 "Language model",
@@ -241,6 +240,13 @@ def sidebar() -> None:
                 on_change=lambda: state.__setitem__(MODEL, state[SIDEBAR_MODEL].strip()),
             )
         salience_method_picker()
+
+
+def detector_about(name: str) -> str:
+    """A detector's title and summary, then its dev ROC AUC read from `calibration.json`
+    (Markdown): summaries hold no figures, so none goes stale when a detector is refitted."""
+    spec = detectors.spec(name)
+    return " ".join(part for part in (f"**{spec.title}**: {spec.summary}", shipped().measured(name)) if part)
 
 
 def salience_method_picker() -> None:

@@ -21,19 +21,14 @@ from explorer.detectors.ops import word_links
 from explorer.models.language_model import load_tokenizer
 from explorer.render import figures, highlights
 from explorer.text import prompts
+from explorer.text.words import shorten
 from explorer.ui import state
 from explorer.ui.text import literal
-
-_SHORT = 28
 
 
 @st.cache_resource(show_spinner=False)
 def _tokenizer(model: str):
     return load_tokenizer(model or None)
-
-
-def _short(text: str, length: int = _SHORT) -> str:
-    return text if len(text) <= length else text[: length - 1].rstrip() + "…"
 
 
 def _row_labels(example: Example, found: word_links.SentenceMap) -> tuple[list[str], list[str]]:
@@ -42,7 +37,7 @@ def _row_labels(example: Example, found: word_links.SentenceMap) -> tuple[list[s
     for p, a, start, end in found.rows:
         text = example.perspectives[p].arguments[a][start:end]
         name = f"{example.perspectives[p].name} {a + 1}"
-        short.append(f"{_short(name, 14)} · {_short(text, 22)}")
+        short.append(f"{shorten(name, 14)} · {shorten(text, 22)}")
         full.append(f"{name}: {text}")
     return short, full
 
@@ -102,7 +97,7 @@ def show_word_map(example: Example, name: str, result: DetectorResult, *, key: s
     keys = {part: f"{state.WORD_MAP}.{key}.{part}" for part in state.WORD_MAP_PARTS}
     rows, row_text = _row_labels(example, found)
     columns = [f"S{j + 1}" for j in range(len(found.columns))]
-    column_text = [f"S{j + 1}: {_short(example.response[s:e], 140)}" for j, (s, e) in enumerate(found.columns)]
+    column_text = [f"S{j + 1}: {shorten(example.response[s:e], 140)}" for j, (s, e) in enumerate(found.columns)]
     st.markdown("**Where each response sentence draws from** · click a cell to see its words")
     overview = figures.link_map_figure(
         found.values, columns, rows, column_text=column_text, row_text=row_text, clickable=True

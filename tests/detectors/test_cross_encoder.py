@@ -14,7 +14,7 @@ from explorer.data.samples import SAMPLE_DIR, load_samples
 from explorer.detectors import DetectorError
 from explorer.detectors import cross_encoder as cross_encoder_detector
 from explorer.detectors.cross_encoder_tuned import CrossEncoderTunedDetector
-from explorer.models.trained import TRAINING_FILE
+from explorer.models.trained import ADAPTER_FILE, TRAINING_FILE
 from explorer.training import cross_encoder, data
 from explorer.training.data import save_peft
 from tests.helpers import make_example, recorded_train_set
@@ -54,7 +54,7 @@ def test_shipped_adapters_are_small_and_were_trained_on_the_sample_train_split()
     train_set = data.training_examples(load_samples(SAMPLE_DIR / "synthetic.jsonl"), ["train"])
     for task in ERROR_TYPES:
         directory = cross_encoder_detector.CrossEncoderDetector.shipped / task
-        assert (directory / cross_encoder_detector.WEIGHTS_FILE).stat().st_size < 2_000_000
+        assert (directory / ADAPTER_FILE).stat().st_size < 2_000_000
         record = json.loads((directory / TRAINING_FILE).read_text())
         assert record["task"] == task and record["dev_is_held_out"]
         assert record["train_data_sha256"] == data.data_digest(train_set, task)
@@ -63,7 +63,7 @@ def test_shipped_adapters_are_small_and_were_trained_on_the_sample_train_split()
 @pytest.mark.parametrize("task", ERROR_TYPES)
 def test_the_perspectrum_adapters_match_their_record_and_todays_perspectrum_build(task, perspectrum_file):
     directory = CrossEncoderTunedDetector.shipped / task
-    weights = (directory / cross_encoder_detector.WEIGHTS_FILE).read_bytes()
+    weights = (directory / ADAPTER_FILE).read_bytes()
     record = json.loads((directory / TRAINING_FILE).read_text())
     assert len(weights) < 2_000_000 and hashlib.sha256(weights).hexdigest() == record["weights_sha256"]
     assert record["task"] == task and record["dev_is_held_out"] and "perspectrum dev" in record["dev_data"]
@@ -136,7 +136,7 @@ def test_a_tiny_training_run_lowers_the_loss_and_its_saved_adapter_scores_the_sa
     )
     save_peft(model, record, tmp_path / "hallucination")
     saved = json.loads((tmp_path / "hallucination" / TRAINING_FILE).read_text())
-    weights = (tmp_path / "hallucination" / cross_encoder_detector.WEIGHTS_FILE).read_bytes()
+    weights = (tmp_path / "hallucination" / ADAPTER_FILE).read_bytes()
     assert saved["weights_sha256"] == hashlib.sha256(weights).hexdigest()
     reloaded = cross_encoder_detector.CrossEncoder({"hallucination": tmp_path / "hallucination"})
     assert reloaded.p_error(units, "hallucination") == pytest.approx(trained, abs=1e-6)

@@ -19,7 +19,7 @@ from explorer.detectors.tagger import (
     windows,
 )
 from explorer.models.encoder import default_model_path
-from explorer.models.trained import TRAINING_FILE
+from explorer.models.trained import ADAPTER_FILE, TRAINING_FILE
 from explorer.training import tagger as training
 from tests.helpers import make_example
 
@@ -88,7 +88,7 @@ def test_gold_tags_mark_the_invented_words_and_the_dropped_argument(tokenizer):
 def test_the_shipped_adapter_matches_its_record():
     folder = TaggerDetector.shipped / TASK
     record = json.loads((folder / TRAINING_FILE).read_text())
-    weights = (folder / "adapter_model.safetensors").read_bytes()
+    weights = (folder / ADAPTER_FILE).read_bytes()
     assert record["weights_sha256"] == hashlib.sha256(weights).hexdigest()
     assert record["model"] == TaggerDetector().identity
 

@@ -82,14 +82,6 @@ class Assessment:
             return np.zeros(len(self.alignment.arguments), dtype=np.float32)
         return np.maximum(self.credited[:, checked].max(axis=1), 0.0)
 
-    @property
-    def best_claim(self) -> np.ndarray:
-        """Per argument, the checked claim credited best (-1 when no claim is checked)."""
-        checked = self.checked
-        if not len(checked):
-            return np.full(len(self.alignment.arguments), -1, dtype=np.int64)
-        return checked[self.credited[:, checked].argmax(axis=1)]
-
     def verdicts(self) -> list[str]:
         """Per claim: `framing`, or `supported` when its support reaches the match threshold, else `unsupported`."""
         return [

@@ -125,7 +125,7 @@ def negates(claim: str, evidence: str) -> bool:
     if is_negated(claim) == is_negated(evidence):
         return False
     negated, other = (claim, evidence) if is_negated(claim) else (evidence, claim)
-    return bool(negated_stems(negated) & {w.stem for w in DEFAULT_SEGMENTER.content_words(other)})
+    return bool(negated_stems(negated) & DEFAULT_SEGMENTER.content_stems(other).keys())
 
 
 def check_claims(

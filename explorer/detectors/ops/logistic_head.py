@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from explorer.files import write_text
+
 MODEL_FILE = "model.json"
 
 
@@ -89,7 +91,7 @@ class LogisticHead:
         text = json.dumps(self.to_dict(), indent=1) + "\n"
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        (directory / MODEL_FILE).write_text(text, encoding="utf-8")
+        write_text(directory / MODEL_FILE, text)
         return hashlib.sha256(text.encode()).hexdigest()
 
     @classmethod
