@@ -4,12 +4,12 @@ steps that met a problem and checks it stays fixed (the number is the issue's).
 1. Inspect shows the example and "scoring…" where the verdict goes, and a new example never
    sits above the previous example's verdict.
 2. The verdict quotes the least supported clause of a long sentence, not its first characters.
-3. Browser Back from a failure opened in Inspect shows the failures as they were, scrolled to the
-   row that was opened; Inspect links back.
+3. Browser Back from a failure opened in Inspect shows the failures as they were; Inspect links back
+   (the place in the list: `test_browser_issue26_return.py`).
 4. The test set's sliders start at the verdict's calibrated threshold; the set's optimum is marked.
 5. "Failures of" follows the best-ranked detector; a miss shows its gold span and every score.
-6. The bundled sample's page is complete on a first visit (its default detectors' scores ship);
-   elsewhere the AUC table's "scoring, n of N" keeps up with the progress bar.
+6. The AUC table's "scoring, n of N" keeps up with the progress bar (the bundled sample needs no
+   scoring: `test_browser_issue26_return.py`).
 7. Inspect opens on a sample with an error, named by what it shows, under a line saying what the tool does.
 8. A link to an upload that is gone says so instead of showing the sample under its address.
 9. Paste JSON opens full width below the picker, and a record without an id loads.
@@ -325,34 +325,6 @@ def test_3_back_from_a_failure_opened_in_inspect_keeps_the_view(page):
     the_view_is_kept()
 
 
-def test_3_back_from_a_failure_opened_in_inspect_returns_to_its_place_in_the_list(page):
-    remove_detector(page, VERDICT_TITLE)  # ROUGE-1 alone: the list is drawn at once
-    open_dataset_page(page)
-    page.locator(".st-key-error").get_by_text("Coverage error").click()
-    page.get_by_text("Missed: gold coverage error").wait_for()
-    settle(page)
-    rows = page.locator("[class*=st-key-dataset-open-]")
-    row = rows.nth(min(4, rows.count() - 1))
-    row.evaluate("e => e.scrollIntoView({block: 'center'})")  # the user scrolled down to it
-    key = next(name for name in row.get_attribute("class").split() if name.startswith("st-key-dataset-open-"))
-    top = row.bounding_box()["y"]
-    row.get_by_role("button", name="Inspect").click()
-    page.wait_for_function("() => location.search.includes('example=')")
-    page.wait_for_selector("[data-score]")
-    settle(page)
-    page.go_back()
-    page.get_by_text("Missed: gold coverage error").wait_for()
-    settle(page)
-    # The row that was opened is back where it was on screen, not at the top of a page scrolled to 0.
-    page.wait_for_function(
-        "([key, top]) => { const e = document.querySelector('.' + key);"
-        " return e && Math.abs(e.getBoundingClientRect().top - top) <= 2; }",
-        arg=[key, top],
-        timeout=10_000,
-    )
-    screenshot(page, "issue26-3-back-scroll")
-
-
 def test_11_the_lab_names_what_a_synthetic_error_removed_and_gives_the_verdict_before_and_after(page):
     page.locator("[data-testid=stSidebarNav]").get_by_text("Error-injection lab").click()
     page.get_by_role("button", name="Make a synthetic hallucination").click()
@@ -370,25 +342,6 @@ def test_11_the_lab_names_what_a_synthetic_error_removed_and_gives_the_verdict_b
         assert row.locator("[data-side=after] [data-verdict]").count() == 1
     assert page.get_by_role("tab", selected=True).last.inner_text() == VERDICT_TITLE  # the highlights' tabs
     screenshot(page, "issue26-11-lab")
-
-
-def test_6_the_bundled_samples_page_is_complete_on_a_first_visit_at_both_sizes(page):
-    open_dataset_page(page)
-    table = page.locator("[data-testid=stTable]").first
-    # The default detectors' scores ship with the sample: no background job, no "scoring, n of N".
-    assert page.locator("[data-testid=stProgress]").count() == 0
-    assert "scoring," not in table.inner_text() and "★" in table.inner_text()
-    screenshot(page, "dataset-1280x800")
-    page.set_viewport_size({"width": 1600, "height": 1000})
-    settle(page)
-    screenshot(page, "dataset-1600x1000")
-    page.locator("[data-testid=stSidebarNav]").get_by_text("Inspect", exact=True).click()
-    page.locator("[data-error-type]:not([data-pending]) [data-verdict]").first.wait_for()
-    settle(page)
-    screenshot(page, "inspect-1600x1000")
-    page.set_viewport_size(VIEWPORT)
-    settle(page)
-    screenshot(page, "inspect-1280x800")
 
 
 def test_6_the_auc_tables_count_follows_the_progress_bar(page, tmp_path):
