@@ -2,6 +2,7 @@
 
     python bench/page_timing.py [--repeats 3] [--pages inspect,dataset,lab] [--width 1280 --height 800]
                                 [--checkout PATH]   # another checkout's app, e.g. a worktree of main: before/after
+                                [--fresh]           # first visits on new servers instead
 
 Starts the real app on a free port with its own result cache, opens every page once to fill
 the caches (the dataset page's semantic alignment is scored in the background: that first
@@ -13,6 +14,14 @@ Streamlit session, the server's caches warm) and prints two figures per page:
   dataset: the ROC chart and the AUC table; lab: the highlights before and after) and the
   script run finished (no "Running" status, no stale element).
 
+With `--fresh`, each page is instead opened `--repeats` times, each time on a server of its own
+just started with an empty result cache (what a first-time user meets), and one figure is
+printed per page:
+
+- Inspect: from navigation to the first example's verdict (both error types, no "scoring…");
+- dataset: from navigation to the bundled sample's AUC table complete (no "scoring, n of N", no
+  progress bar): seconds with the shipped scores, minutes where the detectors must score it.
+
 The machine may be shared: the load average before and after is printed with the figures.
 The browser is Debian's chromium (`CHROMIUM`, default /usr/bin/chromium) driven by Playwright.
 """
@@ -20,6 +29,7 @@ The browser is Debian's chromium (`CHROMIUM`, default /usr/bin/chromium) driven 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import sys
@@ -60,6 +70,50 @@ def visit(browser, url: str, page_name: str, viewport: dict) -> tuple[float, flo
     return first_paint, complete
 
 
+# What a first visit waits for (`--fresh`): the page's answer, not only its first content.
+FRESH_DONE = {
+    "inspect": "() => document.querySelectorAll('[data-error-type]:not([data-pending]) [data-verdict]').length >= 2",
+    "dataset": "() => document.querySelector('[data-testid=stTable]')"
+    " && !document.querySelector('[data-testid=stProgress]')"
+    " && !/scoring, \\d+ of \\d+/.test(document.body.innerText)",
+}
+
+
+def fresh_visit(browser, checkout: Path, page_name: str, viewport: dict) -> float:
+    """Seconds from navigation to `FRESH_DONE` on a server just started with an empty result
+    cache; infinite when that takes longer than `WAIT_MS`."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    with tempfile.TemporaryDirectory() as folder, serve(Path(folder), checkout) as url:
+        context = browser.new_context(viewport=viewport)
+        context.set_default_timeout(WAIT_MS)
+        tab = context.new_page()
+        started = time.perf_counter()
+        tab.goto(url if page_name == "inspect" else f"{url}/{page_name}", wait_until="commit")
+        try:
+            tab.wait_for_function(FRESH_DONE[page_name], polling=100)
+            settle(tab)
+        except PlaywrightTimeout:
+            return math.inf
+        finally:
+            context.close()
+        return time.perf_counter() - started
+
+
+def fresh_figures(checkout: Path, pages: list[str], viewport: dict, repeats: int) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        for page_name in [p for p in pages if p in FRESH_DONE]:
+            runs = sorted(fresh_visit(browser, checkout, page_name, viewport) for _ in range(repeats))
+            what = "first verdict" if page_name == "inspect" else "AUC table complete"
+            shown = ", ".join(f"{r:.1f}" if r < math.inf else f"over {WAIT_MS / 1000:.0f}" for r in runs)
+            # The load moves a lot on a shared machine: it is printed with each figure.
+            print(f"{page_name}: {what} on a fresh server, s: {shown} (load average {os.getloadavg()})")
+        browser.close()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -67,12 +121,16 @@ def main(argv=None) -> int:
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
     parser.add_argument("--checkout", type=Path, default=ROOT, help="the checkout whose app.py is served")
+    parser.add_argument("--fresh", action="store_true", help="first visits, each on a new server (Inspect, dataset)")
     args = parser.parse_args(argv)
     pages = [p.strip() for p in args.pages.split(",") if p.strip()]
     viewport = {"width": args.width, "height": args.height}
     from playwright.sync_api import sync_playwright
 
     print(f"app of {args.checkout}; load average before: {os.getloadavg()}")
+    if args.fresh:
+        fresh_figures(args.checkout, pages, viewport, args.repeats)
+        return 0
     with (
         tempfile.TemporaryDirectory() as folder,
         serve(Path(folder), args.checkout) as url,

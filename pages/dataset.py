@@ -5,7 +5,7 @@ import streamlit as st
 from explorer.evaluation import table
 from explorer.scoring.dataset import fingerprint
 from explorer.ui import phenomena, state
-from explorer.ui.dataset import evaluation, examples, scores, source
+from explorer.ui.dataset import evaluation, examples, scores, scroll, source
 from explorer.ui.frame import page_frame
 
 page_frame(state.DATASET_PAGE)
@@ -64,3 +64,4 @@ if export_tab.open:
     with export_tab:
         examples.show_export(dataset_name, frame, shown, results, methods)
 evaluation.remember_view(dataset_name)
+scroll.return_to_place()

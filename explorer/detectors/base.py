@@ -224,6 +224,11 @@ class Detector(abc.ABC):
         """A stable name of the model weights used, or None for model-free detectors."""
         return None
 
+    def parts(self) -> Mapping[str, Detector]:
+        """The detectors whose results this one combines, by name: the result cache keys on their
+        whole identities too, so a change in a part's settings or weights is never served stale."""
+        return {}
+
     def info(self) -> dict[str, Any]:
         return {
             "detector": self.name,

@@ -147,6 +147,11 @@ class StackedDetector(Detector):
     def model_identity(self) -> str:
         return components_identity(self.components)
 
+    def parts(self) -> Mapping[str, Detector]:
+        # `model_identity` names each component's version and model, not its settings or a
+        # learned head's weights (the tuned alignment classifier's), which change its scores too.
+        return self.components
+
     def prepare(self, examples: Sequence[Example]) -> None:
         for component in self.components.values():
             component.prepare(examples)

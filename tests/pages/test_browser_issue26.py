@@ -4,10 +4,12 @@ steps that met a problem and checks it stays fixed (the number is the issue's).
 1. Inspect shows the example and "scoring…" where the verdict goes, and a new example never
    sits above the previous example's verdict.
 2. The verdict quotes the least supported clause of a long sentence, not its first characters.
-3. Browser Back from a failure opened in Inspect shows the failures as they were; Inspect links back.
+3. Browser Back from a failure opened in Inspect shows the failures as they were; Inspect links back
+   (the place in the list: `test_browser_issue26_return.py`).
 4. The test set's sliders start at the verdict's calibrated threshold; the set's optimum is marked.
 5. "Failures of" follows the best-ranked detector; a miss shows its gold span and every score.
-6. The AUC table's "scoring, n of N" keeps up with the progress bar.
+6. The AUC table's "scoring, n of N" keeps up with the progress bar (the bundled sample needs no
+   scoring: `test_browser_issue26_return.py`).
 7. Inspect opens on a sample with an error, named by what it shows, under a line saying what the tool does.
 8. A link to an upload that is gone says so instead of showing the sample under its address.
 9. Paste JSON opens full width below the picker, and a record without an id loads.
