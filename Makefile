@@ -28,9 +28,8 @@ app: $(STAMP)
 
 # One worker per core, each on one torch thread: torch's threads busy-wait, and two workers with
 # two threads each on two cores ran the salience tests 4-8x slower than one thread each.
-# loadgroup: tests sharing a model or the browser stay on one worker (tests/conftest.py).
 test: $(STAMP) chromium
-	OMP_NUM_THREADS=1 $(PY) -m pytest -n auto --dist loadgroup
+	OMP_NUM_THREADS=1 $(PY) -m pytest -n auto
 
 # The browser tests drive Debian's chromium through Playwright: `playwright install` downloads
 # its own browser from a CDN, which machines without general network access cannot reach.

@@ -6,19 +6,6 @@ from explorer.data.example import Example
 from tests.helpers import make_example
 
 
-def pytest_collection_modifyitems(items):
-    """Keep the tests that share an expensive fixture on one worker under `make test`'s
-    `--dist loadgroup`: a module's tests that use a module-scoped fixture (a model, a local Ray,
-    results scored once) and every test of the browser's session (one Chromium, one app server
-    whose caches warm once). Split across workers, each worker loaded and scored the same again.
-    xdist hands out the groups with the most tests first, so they do not end the run on one worker."""
-    for item in items:
-        if {"browser", "app_url"} & set(item.fixturenames):
-            item.add_marker(pytest.mark.xdist_group("browser"))
-        elif any(defs[-1].scope == "module" for defs in item._fixtureinfo.name2fixturedefs.values()):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
-
-
 @pytest.fixture(autouse=True, scope="session")
 def isolated_session_cache(tmp_path_factory):
     """No test reads or writes the user's result cache, module-scoped app fixtures included
