@@ -21,6 +21,7 @@ TINY = make_example(
     ("con", ["Taxes hurt poor families."]),
     query="Tax soda?",
 )
+METHODS = ("grad_x_input", "grad_norm")
 
 
 @pytest.fixture(scope="module")
@@ -41,28 +42,32 @@ def tiny_ids(model):
     return prompt_ids, response_ids
 
 
-def direct_map(model, prompt_ids, response_ids, method="grad_x_input"):
-    """The definition, computed the plain way: one full forward, one backward per target logit."""
+@pytest.fixture(scope="module")
+def direct_maps(model, tiny_ids) -> dict[str, np.ndarray]:
+    """The definition of each method, computed the plain way: one full forward, one backward per
+    target logit. Both methods read the same gradients, so the backward passes run once for all
+    four cases that compare against them."""
+    prompt_ids, response_ids = tiny_ids
     ids = torch.tensor([prompt_ids + response_ids])
     inputs = model.model.get_input_embeddings()(ids).detach().requires_grad_(True)
+    expected = {m: np.zeros((len(prompt_ids) + len(response_ids), len(response_ids)), np.float32) for m in METHODS}
     with torch.enable_grad():
         logits = model.model(inputs_embeds=inputs).logits[0]
-        expected = np.zeros((len(prompt_ids) + len(response_ids), len(response_ids)), dtype=np.float32)
         for t, token in enumerate(response_ids):
             position = len(prompt_ids) + t
             (gradient,) = torch.autograd.grad(logits[position - 1, token], inputs, retain_graph=True)
-            values = (gradient[0] * inputs[0]).sum(-1) if method == "grad_x_input" else gradient[0].norm(dim=-1)
-            expected[:position, t] = values[:position].detach().numpy()
+            expected["grad_x_input"][:position, t] = (gradient[0] * inputs[0]).sum(-1)[:position].detach().numpy()
+            expected["grad_norm"][:position, t] = gradient[0].norm(dim=-1)[:position].detach().numpy()
     return expected
 
 
 @pytest.mark.parametrize("batched", [False, True], ids=["shared-forward", "batched-copies"])
-@pytest.mark.parametrize("method", ["grad_x_input", "grad_norm"])
-def test_token_map_matches_a_direct_autograd_computation(model, tiny_ids, method, batched):
+@pytest.mark.parametrize("method", METHODS)
+def test_token_map_matches_a_direct_autograd_computation(model, tiny_ids, direct_maps, method, batched):
     prompt_ids, response_ids = tiny_ids
     fast = token_salience(model, prompt_ids, response_ids, method=method, chunk=5, batched=batched)
     assert fast.shape == (len(prompt_ids) + len(response_ids), len(response_ids))
-    np.testing.assert_allclose(fast, direct_map(model, prompt_ids, response_ids, method), atol=1e-4)
+    np.testing.assert_allclose(fast, direct_maps[method], atol=1e-4)
     # a response token attributes nothing to its own target or to earlier targets
     assert not np.tril(fast[len(prompt_ids) :]).any()
 
