@@ -3,14 +3,20 @@
 Each checkpoint (a PEFT adapter, the optimizer and the schedule) is written whole in a folder of
 its own before `state.json`, replaced whole, names its step: a run killed at any point resumes
 from the last complete checkpoint. Only the last and the best step's folders are kept.
+`run_steps` is the loop of a run chosen on dev ROC AUC (the tagger, the LM classifier).
 """
 
 from __future__ import annotations
 
 import json
+import random
 import shutil
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from explorer.files import write_text
 from explorer.models.trained import ADAPTER_FILE
@@ -60,4 +66,66 @@ def resume(work: Path, model, optimizer, scheduler, state: dict[str, Any]) -> di
     load_adapter(model, last)
     optimizer.load_state_dict(torch.load(last / "optimizer.pt"))
     scheduler.load_state_dict(torch.load(last / "scheduler.pt"))
+    return state
+
+
+def run_steps(
+    work: Path,
+    model,
+    optimizer,
+    scheduler,
+    *,
+    settings: Any,
+    step_loss: Callable[[random.Random], float],
+    evaluate: Callable[[], dict[str, float]],
+    started: float,
+    log: Callable[[str], None],
+    log_every: int = 1,
+    save_every: int | None = None,
+) -> dict[str, Any]:
+    """The loop of a run chosen on dev ROC AUC, resumed from `work` when it holds one: up to
+    `settings.steps` optimizer steps, each on the gradients `step_loss(rng)` leaves (it returns the
+    step's loss; `rng` is seeded by `settings.seed` and the step the session starts at), with
+    progress and an ETA every `log_every` steps. Every `settings.eval_every` steps and at the
+    last, `evaluate()` gives the dev ROC AUC per error type and the best mean is remembered;
+    a checkpoint is saved then and every `save_every` steps. Returns the run's state: `losses`,
+    `aucs`, `best` ([step, mean AUC]) and `seconds`, counted over every session of the run
+    (`started` is this session's `time.monotonic()` at its start)."""
+    state = resume(work, model, optimizer, scheduler, {"step": 0, "losses": [], "aucs": [], "best": None})
+    if state["step"]:
+        log(f"resumed at step {state['step']}")
+    started -= state.get("seconds", 0.0)
+    rng = random.Random(f"{settings.seed}:{state['step']}")
+    session_started, first_step = time.monotonic(), state["step"]
+    while state["step"] < settings.steps:
+        model.train()
+        optimizer.zero_grad()
+        loss = step_loss(rng)
+        optimizer.step()
+        scheduler.step()
+        state["step"] += 1
+        step = state["step"]
+        state["losses"].append((step, round(loss, 5)))
+        if step % log_every == 0:
+            rate = (time.monotonic() - session_started) / (step - first_step)
+            recent = float(np.mean([value for _, value in state["losses"][-10:]]))
+            eta = rate * (settings.steps - step) / 60
+            log(f"step {step}/{settings.steps}: loss {recent:.4f}, {rate:.2f} s/step, ETA {eta:.0f} min")
+        evaluated = step % settings.eval_every == 0 or step == settings.steps
+        if evaluated:
+            model.eval()
+            aucs = evaluate()
+            mean = float(np.mean(list(aucs.values())))
+            state["aucs"].append((step, aucs))
+            log(f"step {step}: dev ROC AUC hallucination {aucs['hallucination']:.3f}, coverage {aucs['coverage']:.3f}")
+            if state["best"] is None or mean >= state["best"][1]:
+                state["best"] = (step, mean)
+        if evaluated or (save_every and step % save_every == 0):
+            state["seconds"] = round(time.monotonic() - started, 1)
+            save_checkpoint(work, model, optimizer, scheduler, state)
+    state["seconds"] = round(time.monotonic() - started, 1)
+    if state["best"] is None:
+        raise ValueError("no dev evaluation was made: train at least --eval-every steps")
+    load_adapter(model, checkpoint(work, state["best"][0]))
+    model.eval()
     return state

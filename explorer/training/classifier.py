@@ -31,7 +31,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from explorer.data.example import Example
@@ -40,7 +39,7 @@ from explorer.data.labels import ERROR_TYPES, PAIR_TASK, is_ambiguous
 from explorer.detectors.classifier import ADAPTER, SHIPPED, pair_input, pair_logits
 from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
 from explorer.models.language_model import load_language_model
-from explorer.training.checkpoints import checkpoint, load_adapter, resume, save_checkpoint
+from explorer.training.checkpoints import run_steps
 from explorer.training.data import (
     dev_targets,
     is_labelled,
@@ -126,56 +125,39 @@ def train(
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 10) * max(0.1, 1 - step / settings.steps)
     )
-    state = resume(work, model, optimizer, scheduler, {"step": 0, "losses": [], "aucs": [], "best": None})
-    if state["step"]:
-        log(f"resumed at step {state['step']}")
-    started -= state.get("seconds", 0.0)  # the record counts every session of a resumed run
-    rng = random.Random(f"{settings.seed}:{state['step']}")
-    order: list[int] = []
-    step_started, first_step = time.monotonic(), state["step"]
-    while state["step"] < settings.steps:
-        model.train()
-        optimizer.zero_grad()
+
+    def step_loss(rng: random.Random) -> float:
         total = 0.0
         for _ in range(settings.batch_size):
             if not order:
-                order = list(range(len(items)))
+                order.extend(range(len(items)))
                 rng.shuffle(order)
             ids, positions, targets = items[order.pop()]
             loss = torch.nn.functional.cross_entropy(pair_logits(model, ids, positions, label_ids), targets)
             (loss / settings.batch_size).backward()
             total += loss.item()
-        optimizer.step()
-        scheduler.step()
-        state["step"] += 1
-        step = state["step"]
-        state["losses"].append((step, round(total / settings.batch_size, 5)))
-        rate = (time.monotonic() - step_started) / (step - first_step)
-        recent = np.mean([value for _, value in state["losses"][-10:]])
-        eta = rate * (settings.steps - step) / 60
-        log(f"step {step}/{settings.steps}: loss {recent:.4f}, {rate:.1f} s/step, ETA {eta:.0f} min")
-        evaluated = step % settings.eval_every == 0 or step == settings.steps
-        if evaluated:
-            aucs = dev_aucs(model, language_model, dev_set, label_ids)
-            mean = float(np.mean(list(aucs.values())))
-            state["aucs"].append((step, aucs))
-            log(f"step {step}: dev ROC AUC hallucination {aucs['hallucination']:.3f}, coverage {aucs['coverage']:.3f}")
-            if state["best"] is None or mean >= state["best"][1]:
-                state["best"] = (step, mean)
-        if evaluated or step % settings.save_every == 0:
-            state["seconds"] = round(time.monotonic() - started, 1)
-            save_checkpoint(work, model, optimizer, scheduler, state)
-    if state["best"] is None:
-        raise ValueError("no dev evaluation was made: train at least --eval-every steps")
-    load_adapter(model, checkpoint(work, state["best"][0]))
-    model.eval()
+        return total / settings.batch_size
+
+    order: list[int] = []
+    state = run_steps(
+        work,
+        model,
+        optimizer,
+        scheduler,
+        settings=settings,
+        step_loss=step_loss,
+        evaluate=lambda: dev_aucs(model, language_model, dev_set, label_ids),
+        started=started,
+        log=log,
+        save_every=settings.save_every,
+    )
     record = training_record(
         PAIR_TASK,
         language_model.identity,
         train_set,
         dev_set,
         dev_is_held_out=True,
-        started=started,
+        started=time.monotonic() - state["seconds"],
         dev_roc_auc=state["aucs"],
         lora=lora,
         labels_read="P(No) after each question (explorer.text.prompts.classifier_pair_prompt)",

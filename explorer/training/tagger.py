@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from explorer.data.example import Example
@@ -48,7 +47,7 @@ from explorer.detectors.tagger import (
     word_scores,
 )
 from explorer.models.encoder import default_model_path, encoder_identity
-from explorer.training.checkpoints import checkpoint, load_adapter, resume, save_checkpoint
+from explorer.training.checkpoints import run_steps
 from explorer.training.data import (
     TRAIN_PARTS,
     claim_half,
@@ -158,48 +157,34 @@ def train(
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 50) * max(0.05, 1 - step / settings.steps)
     )
-    state = resume(work, model, optimizer, scheduler, {"step": 0, "losses": [], "aucs": [], "best": None})
-    if state["step"]:
-        log(f"resumed at step {state['step']}")
-    rng = random.Random(f"{settings.seed}:{state['step']}")
-    queue: list[list[int]] = []
-    step_started = time.monotonic()
-    first_step = state["step"]
-    while state["step"] < settings.steps:
+
+    def step_loss(rng: random.Random) -> float:
         if not queue:
-            queue = _batches(items, settings.batch_size, rng)
-        model.train()
+            queue.extend(_batches(items, settings.batch_size, rng))
         loss = _loss(model, tokenizer, [items[i] for i in queue.pop()])
-        optimizer.zero_grad()
         loss.backward()
-        optimizer.step()
-        scheduler.step()
-        state["step"] += 1
-        step = state["step"]
-        state["losses"].append((step, round(loss.item(), 5)))
-        if step % 10 == 0:
-            rate = (time.monotonic() - step_started) / (step - first_step)
-            recent = np.mean([value for _, value in state["losses"][-10:]])
-            eta = rate * (settings.steps - step) / 60
-            log(f"step {step}/{settings.steps}: loss {recent:.4f}, {rate:.2f} s/step, ETA {eta:.0f} min")
-        if step % settings.eval_every == 0 or step == settings.steps:
-            model.eval()
-            aucs = dev_aucs(model, tokenizer, dev_set, limit)
-            mean = float(np.mean(list(aucs.values())))
-            state["aucs"].append((step, aucs))
-            log(f"step {step}: dev ROC AUC hallucination {aucs['hallucination']:.3f}, coverage {aucs['coverage']:.3f}")
-            if state["best"] is None or mean >= state["best"][1]:
-                state["best"] = (step, mean)
-            save_checkpoint(work, model, optimizer, scheduler, state)
-    load_adapter(model, checkpoint(work, state["best"][0]))
-    model.eval()
+        return loss.item()
+
+    queue: list[list[int]] = []
+    state = run_steps(
+        work,
+        model,
+        optimizer,
+        scheduler,
+        settings=settings,
+        step_loss=step_loss,
+        evaluate=lambda: dev_aucs(model, tokenizer, dev_set, limit),
+        started=started,
+        log=log,
+        log_every=10,
+    )
     record = training_record(
         TASK,
         encoder_identity(path),
         train_set,
         dev_set,
         dev_is_held_out=True,
-        started=started,
+        started=time.monotonic() - state["seconds"],
         dev_roc_auc=state["aucs"],
         lora=lora,
         train_windows=len(items),
