@@ -8,6 +8,7 @@ from the last complete checkpoint. Only the last and the best step's folders are
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import shutil
@@ -129,3 +130,28 @@ def run_steps(
     load_adapter(model, checkpoint(work, state["best"][0]))
     model.eval()
     return state
+
+
+FOREIGN_DEV = Path("../shared/data/npov_foreign/dev.jsonl")
+
+
+def run_parser(description: str, settings_type: type, out: Path) -> argparse.ArgumentParser:
+    """The command line of a run chosen on dev (`--data`, `--dev`, `--work`, `--out`, `--threads`),
+    with one option per field of the settings dataclass, defaulting to its default."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data", type=Path, nargs="+", required=True, help="example files; their train split is read")
+    parser.add_argument("--dev", type=Path, default=FOREIGN_DEV, help="dev file the step is chosen on")
+    parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
+    parser.add_argument("--out", type=Path, default=out)
+    parser.add_argument("--threads", type=int, default=1)
+    for name, value in vars(settings_type()).items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+    return parser
+
+
+def parsed_settings(args: argparse.Namespace, settings_type: type):
+    """The settings the parsed command line asks for; torch then runs on `--threads` threads."""
+    import torch
+
+    torch.set_num_threads(args.threads)
+    return settings_type(**{name: getattr(args, name) for name in vars(settings_type())})

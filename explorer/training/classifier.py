@@ -23,7 +23,6 @@ progress and an ETA are printed.
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -39,7 +38,7 @@ from explorer.data.labels import ERROR_TYPES, PAIR_TASK, is_ambiguous
 from explorer.detectors.classifier import ADAPTER, SHIPPED, pair_input, pair_logits
 from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
 from explorer.models.language_model import load_language_model
-from explorer.training.checkpoints import run_steps
+from explorer.training.checkpoints import parsed_settings, run_parser, run_steps
 from explorer.training.data import (
     dev_targets,
     is_labelled,
@@ -52,7 +51,6 @@ from explorer.training.data import (
 )
 
 LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
-FOREIGN_DEV = Path("../shared/data/npov_foreign/dev.jsonl")
 
 
 @dataclass(frozen=True)
@@ -168,18 +166,12 @@ def train(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Train the fine-tuned LM classifier (explorer.detectors.classifier).")
-    parser.add_argument("--data", type=Path, nargs="+", required=True, help="example files; their train split is read")
-    parser.add_argument("--dev", type=Path, default=FOREIGN_DEV, help="dev file the step is chosen on")
-    parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
-    parser.add_argument("--out", type=Path, default=SHIPPED)
+    parser = run_parser(
+        "Train the fine-tuned LM classifier (explorer.detectors.classifier).", TrainingSettings, SHIPPED
+    )
     parser.add_argument("--model", help="causal LM: a local folder or .gguf file (default: the packaged SmolLM2)")
-    parser.add_argument("--threads", type=int, default=1)
-    for name, value in vars(TrainingSettings()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
     args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    settings = TrainingSettings(**{k: getattr(args, k) for k in vars(TrainingSettings())})
+    settings = parsed_settings(args, TrainingSettings)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     train_set = [e for e in labelled_train(args.data) if not is_ambiguous(e.labels)]
     dev_set = [e for e in parse_jsonl(args.dev).examples if is_labelled(e.labels)]

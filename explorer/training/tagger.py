@@ -22,7 +22,6 @@ default; progress and an ETA are printed.
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -47,7 +46,7 @@ from explorer.detectors.tagger import (
     word_scores,
 )
 from explorer.models.encoder import default_model_path, encoder_identity
-from explorer.training.checkpoints import run_steps
+from explorer.training.checkpoints import parsed_settings, run_parser, run_steps
 from explorer.training.data import (
     TRAIN_PARTS,
     claim_half,
@@ -60,7 +59,6 @@ from explorer.training.data import (
 )
 
 LORA_TARGETS = ["query", "key", "value", "dense"]
-FOREIGN_DEV = Path("../shared/data/npov_foreign/dev.jsonl")
 
 
 @dataclass(frozen=True)
@@ -196,23 +194,15 @@ def train(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Train the token tagger (explorer.detectors.tagger).")
-    parser.add_argument("--data", type=Path, nargs="+", required=True, help="example files; their train split is read")
-    parser.add_argument("--dev", type=Path, default=FOREIGN_DEV, help="dev file the step is chosen on")
-    parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
-    parser.add_argument("--out", type=Path, default=TaggerDetector.shipped)
-    parser.add_argument("--threads", type=int, default=1)
+    parser = run_parser("Train the token tagger (explorer.detectors.tagger).", TrainingSettings, TaggerDetector.shipped)
     parser.add_argument(
         "--part",
         choices=TRAIN_PARTS,
         default="all",
         help="all train claims, or the half for a stacked component (explorer.training.data.claim_half)",
     )
-    for name, value in vars(TrainingSettings()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
     args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    settings = TrainingSettings(**{k: getattr(args, k) for k in vars(TrainingSettings())})
+    settings = parsed_settings(args, TrainingSettings)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     train_set = [e for e in labelled_train(args.data) if args.part == "all" or claim_half(e) == args.part]
     dev_set = [e for e in parse_jsonl(args.dev).examples if e.labels.hallucination is not None]
