@@ -16,16 +16,14 @@ Chosen on the dev file (`--dev`, default the foreign NPOV dev set: selection onl
 step ever reads it): every `--eval-every` steps the mean of the hallucination and coverage
 example-level ROC AUCs is measured and the best step's adapter kept. The run is resumable: the
 adapter, the optimizer and the step are saved in `--work` at every evaluation, and a rerun with
-the same `--work` continues from there (each checkpoint is complete before `state.json` names
-it). One torch thread by default; progress and an ETA are printed.
+the same `--work` continues from there (`explorer.training.checkpoints`). One torch thread by
+default; progress and an ETA are printed.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -50,8 +48,8 @@ from explorer.detectors.tagger import (
     word_scores,
 )
 from explorer.evaluation.statistics import roc_auc
-from explorer.files import atomic_writer
 from explorer.models.encoder import default_model_path, encoder_identity
+from explorer.training.checkpoints import checkpoint, load_adapter, resume, save_checkpoint
 from explorer.training.data import TRAIN_PARTS, claim_half, save_peft, torch_training, training_record
 
 LORA_TARGETS = ["query", "key", "value", "dense"]
@@ -120,29 +118,6 @@ def dev_aucs(model, tokenizer, examples: Sequence[Example], limit: int) -> dict[
     return aucs
 
 
-STATE_FILE = "state.json"
-
-
-def _checkpoint(work: Path, step: int) -> Path:
-    return work / f"step-{step}"
-
-
-def _save_checkpoint(work: Path, model, optimizer, scheduler, state: dict) -> None:
-    """The adapter, optimizer and schedule of this step in a folder of its own, then `state.json`
-    naming the step, replaced whole: a run killed at any point resumes from the last complete
-    checkpoint. Only the last and the best step's folders are kept."""
-    folder = _checkpoint(work, state["step"])
-    model.save_pretrained(folder, save_embedding_layers=False)
-    torch.save(optimizer.state_dict(), folder / "optimizer.pt")
-    torch.save(scheduler.state_dict(), folder / "scheduler.pt")
-    with atomic_writer(work / STATE_FILE) as out:
-        out.write(json.dumps(state))
-    kept = {folder.name, _checkpoint(work, state["best"][0]).name}
-    for old in work.glob("step-*"):
-        if old.name not in kept:
-            shutil.rmtree(old)
-
-
 def _batches(items: list[tuple[Window, list[int]]], size: int, rng: random.Random) -> list[list[int]]:
     """Indices in batches of similar length, in a shuffled order."""
     order = sorted(range(len(items)), key=lambda i: (len(items[i][0].input_ids), rng.random()))
@@ -170,8 +145,7 @@ def train(
     *,
     log=print,
 ):
-    from peft import LoraConfig, TaskType, get_peft_model, set_peft_model_state_dict
-    from safetensors.torch import load_file
+    from peft import LoraConfig, TaskType, get_peft_model
 
     started = time.monotonic()
     torch.manual_seed(settings.seed)
@@ -195,14 +169,8 @@ def train(
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 50) * max(0.05, 1 - step / settings.steps)
     )
-    state = {"step": 0, "losses": [], "aucs": [], "best": None}
-    work.mkdir(parents=True, exist_ok=True)
-    if (work / STATE_FILE).is_file():
-        state = json.loads((work / STATE_FILE).read_text())
-        last = _checkpoint(work, state["step"])
-        set_peft_model_state_dict(model, load_file(last / "adapter_model.safetensors"))
-        optimizer.load_state_dict(torch.load(last / "optimizer.pt"))
-        scheduler.load_state_dict(torch.load(last / "scheduler.pt"))
+    state = resume(work, model, optimizer, scheduler, {"step": 0, "losses": [], "aucs": [], "best": None})
+    if state["step"]:
         log(f"resumed at step {state['step']}")
     rng = random.Random(f"{settings.seed}:{state['step']}")
     queue: list[list[int]] = []
@@ -233,9 +201,8 @@ def train(
             log(f"step {step}: dev ROC AUC hallucination {aucs['hallucination']:.3f}, coverage {aucs['coverage']:.3f}")
             if state["best"] is None or mean >= state["best"][1]:
                 state["best"] = (step, mean)
-            _save_checkpoint(work, model, optimizer, scheduler, state)
-    best = _checkpoint(work, state["best"][0])
-    set_peft_model_state_dict(model, load_file(best / "adapter_model.safetensors"))
+            save_checkpoint(work, model, optimizer, scheduler, state)
+    load_adapter(model, checkpoint(work, state["best"][0]))
     model.eval()
     record = training_record(
         TASK,
