@@ -48,13 +48,13 @@ VERDICT_DETECTOR = "stacked"
 
 @dataclass(frozen=True)
 class GeneratorSettings:
-    steps: int = 100
+    steps: int = 40
     batch_size: int = 4
     learning_rate: float = 1e-3
-    eval_every: int = 25
+    eval_every: int = 20
     rank: int = 4
     dev_losses: int = 20
-    dev_answers: int = 8
+    dev_answers: int = 4
     seed: int = 0
 
 
@@ -174,14 +174,15 @@ def train(
 
     def evaluate(step: int) -> None:
         loss = dev_loss(model, dev)
-        faithful = []
-        if detector is not None and step:  # step 0 is the base model: its answers are in docs/generator-eval.md
+        faithful = None  # step 0 is the base model: docs/generator-eval.md checks its answers by hand
+        if detector is not None and step:
             generator = NpovGenerator(language_model)
-            faithful = [detector_faithful(answer(generator, e), detector) for e in dev_claims[: settings.dev_answers]]
-        state["dev"].append((step, loss, sum(faithful)))
+            checks = [detector_faithful(answer(generator, e), detector) for e in dev_claims[: settings.dev_answers]]
+            faithful = sum(checks)
+        state["dev"].append((step, loss, faithful))
         shown = "n/a" if loss is None else f"{loss:.4f}"
-        log(f"step {step}: dev loss {shown}, detector-faithful answers {sum(faithful)}/{len(faithful)}")
-        rank = (sum(faithful), -(loss if loss is not None else 0.0))
+        log(f"step {step}: dev loss {shown}, detector-faithful answers {faithful}")
+        rank = (faithful or 0, -(loss if loss is not None else 0.0))
         if step and (state["best"] is None or rank > tuple(state["best"][1])):
             state["best"] = (step, rank)
 
