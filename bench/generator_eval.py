@@ -57,6 +57,7 @@ def main(argv=None) -> int:
                 "response": answered.response,
             }
             out.write(json.dumps({**row, "generated_by": generator.generated_by}) + "\n")
+            out.flush()
             print(f"{example.id}: {'ok' if ok else 'error'} ({seconds[-1]:.1f} s)", file=sys.stderr, flush=True)
     mean = sum(seconds) / len(seconds)
     print(f"{faithful}/{len(seconds)} detector-faithful; {mean:.1f} s per answer (generation only)")
