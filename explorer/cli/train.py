@@ -169,7 +169,7 @@ def add_parsers(commands) -> None:
     train.add_argument(
         "--steps",
         type=console.TRAINING_STEPS,
-        help="optimizer steps (default: 60 classifier, 200 cross_encoder, 40 generator)",
+        help="optimizer steps (default: 60 classifier, 200 cross_encoder, 80 generator)",
     )
     train.add_argument(
         "--batch-size",

@@ -15,11 +15,13 @@ gradients, so nothing is padded.
 
 Chosen on Perspectrum dev (selection only: no gradient step reads it): every `eval_every` steps
 the dev loss (mean negative log-likelihood per response token of `dev_losses` error-free dev
-responses, one per claim) and the detector-faithful count: greedy answers to `dev_answers` dev
-inputs that the verdict detector (`stacked`, through its calibration) finds neither a likely
-hallucination nor a likely coverage error in (P(error) < 0.5 for both). The kept step has the
-highest count, ties to the lower dev loss. The run is resumable (`explorer.training.checkpoints`);
-one torch thread by default; progress and an ETA are printed.
+responses, one per claim) is measured and the step with the lowest kept (the last step without a
+dev set). Beside it the record holds the detector-faithful count: greedy answers to
+`dev_answers` dev inputs that the verdict detector (`stacked`, through its calibration) finds
+neither a likely hallucination nor a likely coverage error in (P(error) < 0.5 for both). It does
+not choose: it passed answers that a hand check fails (`docs/generator-eval.md`). The run is
+resumable (`explorer.training.checkpoints`); one torch thread by default; progress and an ETA
+are printed.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ VERDICT_DETECTOR = "stacked"
 
 @dataclass(frozen=True)
 class GeneratorSettings:
-    steps: int = 40
+    steps: int = 80
     batch_size: int = 4
     learning_rate: float = 1e-3
     eval_every: int = 20
@@ -182,9 +184,8 @@ def train(
         state["dev"].append((step, loss, faithful))
         shown = "n/a" if loss is None else f"{loss:.4f}"
         log(f"step {step}: dev loss {shown}, detector-faithful answers {faithful}")
-        rank = (faithful or 0, -(loss if loss is not None else 0.0))
-        if step and (state["best"] is None or rank > tuple(state["best"][1])):
-            state["best"] = (step, rank)
+        losses = [(dev_loss_at, at) for at, dev_loss_at, _ in state["dev"] if at and dev_loss_at is not None]
+        state["best"] = (min(losses)[1] if losses else step, None)
 
     if not state["dev"] and dev:
         evaluate(0)
@@ -212,8 +213,6 @@ def train(
             log(f"step {step}/{settings.steps}: loss {total:.4f}, {rate:.1f} s/step, ETA {eta:.0f} min (no evals)")
         if step % settings.eval_every == 0 or step == settings.steps:
             evaluate(step)
-            if state["best"] is None:  # no dev set: the last step is kept
-                state["best"] = (step, (0, 0.0))
             save_checkpoint(work, model, optimizer, scheduler, state)
     load_adapter(model, checkpoint(work, state["best"][0]))
     model.eval()
