@@ -7,6 +7,7 @@ from the last complete checkpoint. Only the last and the best step's folders are
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -61,3 +62,24 @@ def resume(work: Path, model, optimizer, scheduler, state: dict[str, Any]) -> di
     optimizer.load_state_dict(torch.load(last / "optimizer.pt"))
     scheduler.load_state_dict(torch.load(last / "scheduler.pt"))
     return state
+
+
+def add_settings_options(parser, settings_class) -> None:
+    """One `--name` option per field of a settings dataclass, defaulting to the field's default."""
+    for field in dataclasses.fields(settings_class):
+        parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default), default=field.default)
+
+
+def settings_from(args, settings_class):
+    return settings_class(**{field.name: getattr(args, field.name) for field in dataclasses.fields(settings_class)})
+
+
+def save_run(model, record: dict[str, Any], module: str, argv, out: Path, log) -> None:
+    """Stamp the record with the command that made it and save the kept adapter with it in `out`."""
+    import sys
+
+    from explorer.training.data import save_peft
+
+    record["command"] = f"python -m {module} " + " ".join(sys.argv[1:] if argv is None else argv)
+    save_peft(model, record, out)
+    log(f"kept step {record['kept_step']}, written to {out}")

@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +40,7 @@ from explorer.data.example import Example
 from explorer.data.labels import is_error_free
 from explorer.generation.npov import METHOD, TASK, NpovGenerator
 from explorer.models.language_model import LanguageModel, ModelNotFoundError, load_language_model
-from explorer.training import TrainingInputError, TrainingRequest
-from explorer.training.checkpoints import checkpoint, load_adapter, resume, save_checkpoint
+from explorer.training import TrainingInputError, TrainingRequest, checkpoints
 from explorer.training.data import save_peft, torch_training, training_record
 
 LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
@@ -165,7 +164,7 @@ def train(
         optimizer, lambda step: min(1.0, (step + 1) / 10) * max(0.1, 1 - step / settings.steps)
     )
     state = {"step": 0, "losses": [], "dev": [], "best": None}
-    state = resume(work, model, optimizer, scheduler, state)
+    state = checkpoints.resume(work, model, optimizer, scheduler, state)
     if state["step"]:
         log(f"resumed at step {state['step']}")
     detector = None
@@ -213,8 +212,8 @@ def train(
             log(f"step {step}/{settings.steps}: loss {total:.4f}, {rate:.1f} s/step, ETA {eta:.0f} min (no evals)")
         if step % settings.eval_every == 0 or step == settings.steps:
             evaluate(step)
-            save_checkpoint(work, model, optimizer, scheduler, state)
-    load_adapter(model, checkpoint(work, state["best"][0]))
+            checkpoints.save_checkpoint(work, model, optimizer, scheduler, state)
+    checkpoints.load_adapter(model, checkpoints.checkpoint(work, state["best"][0]))
     model.eval()
     record = training_record(
         METHOD,
@@ -268,13 +267,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
     parser.add_argument("--out", type=Path, default=shipped_weights(METHOD))
     parser.add_argument("--threads", type=int, default=1)
-    for field in fields(GeneratorSettings):
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default), default=field.default)
+    checkpoints.add_settings_options(parser, GeneratorSettings)
     args = parser.parse_args(argv)
     import torch
 
     torch.set_num_threads(args.threads)
-    settings = GeneratorSettings(**{f.name: getattr(args, f.name) for f in fields(GeneratorSettings)})
+    settings = checkpoints.settings_from(args, GeneratorSettings)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     train_set = generator_examples([e for path in args.data for e in parse_jsonl(path).examples], ["train"])
     dev_set = generator_examples(parse_jsonl(args.dev).examples, ["dev"])
@@ -282,9 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     model, record = train(load_language_model(), train_set, dev_set, settings, args.work, log=log)
     record["train_data"] = [str(p) for p in args.data]
     record["dev_data"] = f"{args.dev} (dev split)"
-    record["command"] = "python -m explorer.training.generator " + " ".join(sys.argv[1:] if argv is None else argv)
-    save_peft(model, record, args.out / TASK)
-    log(f"kept step {record['kept_step']}, written to {args.out / TASK}")
+    checkpoints.save_run(model, record, "explorer.training.generator", argv, args.out / TASK, log)
     return 0
 
 

@@ -49,8 +49,8 @@ from explorer.detectors.tagger import (
 )
 from explorer.evaluation.statistics import roc_auc
 from explorer.models.encoder import default_model_path, encoder_identity
-from explorer.training.checkpoints import checkpoint, load_adapter, resume, save_checkpoint
-from explorer.training.data import TRAIN_PARTS, claim_half, save_peft, torch_training, training_record
+from explorer.training import checkpoints
+from explorer.training.data import TRAIN_PARTS, claim_half, torch_training, training_record
 
 LORA_TARGETS = ["query", "key", "value", "dense"]
 FOREIGN_DEV = Path("../shared/data/npov_foreign/dev.jsonl")
@@ -169,7 +169,7 @@ def train(
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 50) * max(0.05, 1 - step / settings.steps)
     )
-    state = resume(work, model, optimizer, scheduler, {"step": 0, "losses": [], "aucs": [], "best": None})
+    state = checkpoints.resume(work, model, optimizer, scheduler, {"step": 0, "losses": [], "aucs": [], "best": None})
     if state["step"]:
         log(f"resumed at step {state['step']}")
     rng = random.Random(f"{settings.seed}:{state['step']}")
@@ -201,8 +201,8 @@ def train(
             log(f"step {step}: dev ROC AUC hallucination {aucs['hallucination']:.3f}, coverage {aucs['coverage']:.3f}")
             if state["best"] is None or mean >= state["best"][1]:
                 state["best"] = (step, mean)
-            save_checkpoint(work, model, optimizer, scheduler, state)
-    load_adapter(model, checkpoint(work, state["best"][0]))
+            checkpoints.save_checkpoint(work, model, optimizer, scheduler, state)
+    checkpoints.load_adapter(model, checkpoints.checkpoint(work, state["best"][0]))
     model.eval()
     record = training_record(
         TASK,
@@ -234,11 +234,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="all",
         help="all train claims, or the half for a stacked component (explorer.training.data.claim_half)",
     )
-    for name, value in vars(TrainingSettings()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+    checkpoints.add_settings_options(parser, TrainingSettings)
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
-    settings = TrainingSettings(**{k: getattr(args, k) for k in vars(TrainingSettings())})
+    settings = checkpoints.settings_from(args, TrainingSettings)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     train_set = [e for e in labelled_train(args.data) if args.part == "all" or claim_half(e) == args.part]
     dev_set = [e for e in parse_jsonl(args.dev).examples if e.labels.hallucination is not None]
@@ -247,9 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         [f"the {args.part} half of the claims"] if args.part != "all" else []
     )
     record["dev_data"] = str(args.dev)
-    record["command"] = "python -m explorer.training.tagger " + " ".join(sys.argv[1:] if argv is None else argv)
-    save_peft(model, record, args.out / TASK)
-    log(f"kept step {record['kept_step']}, written to {args.out / TASK}")
+    checkpoints.save_run(model, record, "explorer.training.tagger", argv, args.out / TASK, log)
     return 0
 
 
