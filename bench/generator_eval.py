@@ -7,8 +7,9 @@ verdict detector: the figures of `docs/generator-eval.md` (whose faithfulness co
 
 Only each example's input (query and perspectives) is read; the first example of each claim
 (`explorer.training.generator.one_per_claim`) is answered. The answers go to `--out` (keep them
-out of the repository: they restate third-party arguments); seconds per answer are on one torch
-thread, generation only (the detector's time is not counted).
+out of the repository: they restate third-party arguments); seconds per answer are the process's
+CPU time on one torch thread (the wall time on a shared machine says more about its neighbours),
+generation only (the detector's time is not counted).
 """
 
 from __future__ import annotations
@@ -45,22 +46,24 @@ def main(argv=None) -> int:
     seconds, faithful = [], 0
     with args.out.open("w", encoding="utf-8") as out:
         for example in one_per_claim(examples, args.claims):
-            started = time.monotonic()
+            started, cpu_started = time.monotonic(), time.process_time()
             answered = answer(generator, example)
-            seconds.append(time.monotonic() - started)
+            seconds.append(time.process_time() - cpu_started)
+            wall = time.monotonic() - started
             ok = detector_faithful(answered, detector)
             faithful += ok
             row = {
                 "id": example.id,
                 "detector_faithful": ok,
-                "seconds": round(seconds[-1], 2),
+                "cpu_seconds": round(seconds[-1], 2),
+                "wall_seconds": round(wall, 2),
                 "response": answered.response,
             }
             out.write(json.dumps({**row, "generated_by": generator.generated_by}) + "\n")
             out.flush()
-            print(f"{example.id}: {'ok' if ok else 'error'} ({seconds[-1]:.1f} s)", file=sys.stderr, flush=True)
+            print(f"{example.id}: {'ok' if ok else 'error'} ({seconds[-1]:.1f} s CPU, {wall:.1f} s)", file=sys.stderr, flush=True)
     mean = sum(seconds) / len(seconds)
-    print(f"{faithful}/{len(seconds)} detector-faithful; {mean:.1f} s per answer (generation only)")
+    print(f"{faithful}/{len(seconds)} detector-faithful; {mean:.1f} CPU seconds per answer (generation only)")
     return 0
 
 
