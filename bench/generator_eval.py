@@ -61,7 +61,11 @@ def main(argv=None) -> int:
             }
             out.write(json.dumps({**row, "generated_by": generator.generated_by}) + "\n")
             out.flush()
-            print(f"{example.id}: {'ok' if ok else 'error'} ({seconds[-1]:.1f} s CPU, {wall:.1f} s)", file=sys.stderr, flush=True)
+            print(
+                f"{example.id}: {'ok' if ok else 'error'} ({seconds[-1]:.1f} s CPU, {wall:.1f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
     mean = sum(seconds) / len(seconds)
     print(f"{faithful}/{len(seconds)} detector-faithful; {mean:.1f} CPU seconds per answer (generation only)")
     return 0
