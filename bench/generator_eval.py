@@ -34,6 +34,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--split", help="read only this split (default: every example)")
     parser.add_argument("--claims", type=int, default=1000, help="answer the first N claims")
+    parser.add_argument("--skip", type=int, default=0, help="of those, skip the first N (to split a run in two)")
     parser.add_argument("--no-check", action="store_true", help="skip the verdict detector's check (saves CPU)")
     parser.add_argument("--adapter", default="auto", help="auto (the packaged or user's adapter), none, or a folder")
     args = parser.parse_args(argv)
@@ -46,7 +47,7 @@ def main(argv=None) -> int:
     print(f"{generator.generated_by}", file=sys.stderr)
     seconds, faithful = [], 0
     with args.out.open("w", encoding="utf-8") as out:
-        for example in one_per_claim(examples, args.claims):
+        for example in one_per_claim(examples, args.claims)[args.skip :]:
             started, cpu_started = time.monotonic(), time.process_time()
             answered = answer(generator, example)
             seconds.append(time.process_time() - cpu_started)
