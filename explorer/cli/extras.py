@@ -30,7 +30,7 @@ from explorer.cli.common import (
 from explorer.cli.guard import Files, declare
 from explorer.files import write_text
 
-SOFT_PROMPT_CHOICES = ("auto", "none")
+ADAPTER_CHOICES = ("auto", "none")
 
 
 def add_parsers(commands) -> None:
@@ -69,7 +69,7 @@ def run_generate(args: argparse.Namespace) -> int:
         api_key_env=args.api_key_env or "",
         timeout=args.timeout,
         retries=args.retries,
-        soft_prompt=args.soft_prompt,
+        adapter=args.adapter,
     )
     try:
         generator = load_generator(backend)
@@ -92,9 +92,9 @@ def run_generate(args: argparse.Namespace) -> int:
     return EXIT_OK if loaded.ok and not refused else EXIT_PARTIAL
 
 
-def given_soft_prompt(args: argparse.Namespace) -> Path | None:
-    """The soft prompt folder `--soft-prompt` names, None for auto or none."""
-    return None if args.soft_prompt in SOFT_PROMPT_CHOICES else Path(args.soft_prompt)
+def given_adapter(args: argparse.Namespace) -> Path | None:
+    """The adapter folder `--adapter` names, None for auto or none."""
+    return None if args.adapter in ADAPTER_CHOICES else Path(args.adapter)
 
 
 def add_generate_parser(commands) -> None:
@@ -122,10 +122,11 @@ def add_generate_parser(commands) -> None:
     generate.add_argument("--temperature", type=console.TEMPERATURE, default=0.7, help="with --sample (default 0.7)")
     generate.add_argument("--top-p", type=console.TOP_P, default=0.9, help="with --sample (default 0.9)")
     generate.add_argument(
-        "--soft-prompt",
+        "--adapter",
         default="auto",
-        help="auto: the soft prompt `explorer train --task generator` trained for the model, if any; "
-        "none; or a trained folder (default auto; a model run here only)",
+        help="auto: the LoRA adapter trained for the model, if any (yours from `explorer train --task generator`, "
+        "else the packaged one for the packaged SmolLM2); none; or a trained folder (default auto; a model run "
+        "here only)",
     )
     generate.add_argument("--threads", type=console.THREADS, help="torch CPU threads (default: torch's choice)")
     server = generate.add_argument_group("OpenAI-compatible server (vLLM, Ollama, llama.cpp, TGI, transformers serve)")
@@ -150,7 +151,7 @@ def add_generate_parser(commands) -> None:
     )
     generate.add_argument("--quiet", action="store_true", help="no progress bar")
     generate.set_defaults(run=run_generate)
-    declare(generate, Files(inputs=("input", "model"), also_read=lambda args: [given_soft_prompt(args)], output="out"))
+    declare(generate, Files(inputs=("input", "model"), also_read=lambda args: [given_adapter(args)], output="out"))
 
 
 def run_train_generator(args: argparse.Namespace) -> int:
@@ -170,7 +171,7 @@ def run_train_generator(args: argparse.Namespace) -> int:
     train_set = generator_examples(examples, splits)
     dev_set = generator_examples(examples, ["dev"])
     print(
-        f"training the generator's soft prompt on {len(train_set)} error-free responses ({'+'.join(splits)}), "
+        f"training the generator's LoRA adapter on {len(train_set)} error-free responses ({'+'.join(splits)}), "
         f"dev {len(dev_set)}, {torch.get_num_threads()} thread(s)",
         file=sys.stderr,
     )

@@ -149,7 +149,7 @@ def add_parsers(commands) -> None:
         "--task",
         choices=("hallucination", "coverage", "generator"),
         required=True,
-        help="an error type (trains --method), or generator: the NPOV response generator's soft prompt (§2.1)",
+        help="an error type (trains --method), or generator: the NPOV response generator's LoRA adapter (§2.1)",
     )
     train.add_argument(
         "--method",
@@ -170,7 +170,7 @@ def add_parsers(commands) -> None:
     train.add_argument(
         "--steps",
         type=console.TRAINING_STEPS,
-        help="optimizer steps (default: 60 classifier_prompt, 200 cross_encoder, 30 generator)",
+        help="optimizer steps (default: 60 classifier_prompt, 200 cross_encoder, 80 generator)",
     )
     train.add_argument(
         "--batch-size",

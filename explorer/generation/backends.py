@@ -15,7 +15,7 @@ from pathlib import Path
 from explorer.generation.base import Generator
 from explorer.generation.server import DEFAULT_RETRIES, DEFAULT_TIMEOUT, ServerGenerator
 
-AUTO, NONE = "auto", "none"  # soft prompt: the one trained for the model if any; none
+AUTO, NONE = "auto", "none"  # adapter: the one trained for the model if any; none
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Backend:
     api_key_env: str = ""  # the name of the variable holding the key, never the key
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
-    soft_prompt: str = AUTO  # in-process only: auto, none, or a trained folder
+    adapter: str = AUTO  # in-process only: auto, none, or a trained folder
 
     @property
     def on_server(self) -> bool:
@@ -38,11 +38,11 @@ _LOCK = threading.Lock()
 
 def load_generator(backend: Backend) -> Generator:
     """The generator `backend` names. Raises `ValueError` for options that cannot work together
-    or a soft prompt that is not a folder, `explorer.models.language_model.InvalidModelError`
+    or an adapter that is not a folder, `explorer.models.language_model.InvalidModelError`
     for a local model that cannot be used."""
     if backend.on_server:
-        if backend.soft_prompt != AUTO:
-            raise ValueError("a soft prompt applies to a model run here, not to one on a server")
+        if backend.adapter != AUTO:
+            raise ValueError("an adapter applies to a model run here, not to one on a server")
         return ServerGenerator(
             backend.base_url,
             backend.model,
@@ -50,24 +50,24 @@ def load_generator(backend: Backend) -> Generator:
             timeout=backend.timeout,
             retries=backend.retries,
         )
-    key = (backend.model.strip(), backend.soft_prompt)
+    key = (backend.model.strip(), backend.adapter)
     with _LOCK:  # two sessions asking at once would load the model twice
         if key not in _LOADED:
             _LOADED[key] = _in_process(*key)
         return _LOADED[key]
 
 
-def _in_process(model: str, soft_prompt: str) -> Generator:
-    from explorer.generation.npov import NpovGenerator, find_soft_prompt
+def _in_process(model: str, adapter: str) -> Generator:
+    from explorer.generation.npov import NpovGenerator, find_adapter
     from explorer.models.language_model import load_language_model
 
     language_model = load_language_model(model or None)
-    if soft_prompt == NONE:
+    if adapter == NONE:
         chosen = None
-    elif soft_prompt == AUTO:
-        chosen = find_soft_prompt(language_model.identity)
+    elif adapter == AUTO:
+        chosen = find_adapter(language_model.identity)
     else:
-        chosen = Path(soft_prompt)
+        chosen = Path(adapter)
         if not chosen.is_dir():
-            raise ValueError(f"soft prompt {chosen} is not a folder")
+            raise ValueError(f"adapter {chosen} is not a folder")
     return NpovGenerator(language_model, chosen)

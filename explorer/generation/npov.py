@@ -6,10 +6,11 @@ The model reads the paper's curly-braces input (`explorer.text.prompts.npov_prom
 instruction, `{query: ...}`, then one `{name: {argument} {argument}}` line per perspective) in
 its chat template, and answers in the assistant turn; the paper's responses open with a
 sentence that bridges from the query, then verbalize each argument. The paper prompt-tunes a
-5-token soft prompt on about 80 hand-written responses; `explorer train --task generator`
-(`explorer.training.generator`) does that on the sample train split's error-free responses,
-and a soft prompt trained for the chosen model is used when there is one (none ships: see
-the module docstring there).
+5-token soft prompt on about 80 hand-written responses; here a LoRA adapter
+(`explorer.training.generator`, trained on the team-written corpus's error-free responses) does
+that job. The adapter trained for the chosen model is used by default: the user's own
+(`explorer train --task generator`) first, else the packaged one (`resources/generator/npov`,
+for the packaged SmolLM2; `docs/generator-eval.md` has its before/after figures).
 
 Decoding is greedy by default, so the same input gives the same response; sampling
 (temperature, top-p) is seeded, so it is repeatable for a seed. An input that would not fit
@@ -32,7 +33,6 @@ from explorer.models.trained import TrainedNotFoundError, find_trained
 from explorer.text.prompts import npov_prompt
 
 METHOD, TASK = "generator", "npov"
-NUM_VIRTUAL_TOKENS = 5
 WEIGHTS_FILE = "adapter_model.safetensors"
 
 
@@ -50,8 +50,8 @@ class ContextTooLongError(ValueError):
         self.context_length = context_length
 
 
-def find_soft_prompt(model_identity: str) -> Path | None:
-    """The generator soft prompt trained for this model (the user's, in the cache), if any."""
+def find_adapter(model_identity: str) -> Path | None:
+    """The generator adapter trained for this model (the user's, in the cache, else the packaged one), if any."""
     try:
         return find_trained(METHOD, model_identity, TASK, shipped_weights(METHOD))
     except TrainedNotFoundError:
@@ -59,27 +59,28 @@ def find_soft_prompt(model_identity: str) -> Path | None:
 
 
 class NpovGenerator(Generator):
-    """A frozen causal LM run in this process, optionally with a trained soft prompt, that writes NPOV responses."""
+    """A causal LM run in this process, optionally with a trained adapter, that writes NPOV responses.
 
-    def __init__(self, language_model: LanguageModel, soft_prompt: Path | None = None):
+    With an adapter, PEFT puts its layers into `language_model.model` itself: give the generator
+    a language model of its own (`explorer.generation.backends` loads one per generator)."""
+
+    def __init__(self, language_model: LanguageModel, adapter: Path | None = None):
         self.language_model = language_model
-        self.soft_prompt = soft_prompt
+        self.adapter = adapter
         self.model = language_model.model
-        self.virtual_tokens = 0
-        self.prompt_digest = None
-        if soft_prompt is not None:
+        self.adapter_digest = None
+        if adapter is not None:
             from peft import PeftModel
 
-            self.model = PeftModel.from_pretrained(language_model.model, soft_prompt).eval()
-            self.virtual_tokens = NUM_VIRTUAL_TOKENS
-            self.prompt_digest = hashlib.sha256((Path(soft_prompt) / WEIGHTS_FILE).read_bytes()).hexdigest()
+            self.model = PeftModel.from_pretrained(language_model.model, adapter).eval()
+            self.adapter_digest = hashlib.sha256((Path(adapter) / WEIGHTS_FILE).read_bytes()).hexdigest()
         self._lock = threading.Lock()  # the global RNG is seeded per call
 
     @property
     def identity(self) -> str:
-        """The model's identity, plus the soft prompt's digest when one is used."""
+        """The model's identity, plus the adapter's digest when one is used."""
         base = self.language_model.identity
-        return f"{base}+prompt({self.prompt_digest[:16]})" if self.prompt_digest else base
+        return f"{base}+adapter({self.adapter_digest[:16]})" if self.adapter_digest else base
 
     @property
     def generated_by(self) -> dict[str, str]:
@@ -92,8 +93,8 @@ class NpovGenerator(Generator):
         return ids.to(self.language_model.device)
 
     def check_fits(self, example: Example, max_new_tokens: int) -> int:
-        """The prompt's token count (virtual tokens included); raises `ContextTooLongError`."""
-        tokens = int(self.prompt_ids(example).shape[1]) + self.virtual_tokens
+        """The prompt's token count; raises `ContextTooLongError`."""
+        tokens = int(self.prompt_ids(example).shape[1])
         if tokens + max_new_tokens > self.language_model.context_length:
             raise ContextTooLongError(tokens, max_new_tokens, self.language_model.context_length)
         return tokens

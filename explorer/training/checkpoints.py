@@ -9,6 +9,7 @@ from the last complete checkpoint. Only the last and the best step's folders are
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import shutil
@@ -144,8 +145,7 @@ def run_parser(description: str, settings_type: type, out: Path) -> argparse.Arg
     parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
     parser.add_argument("--out", type=Path, default=out)
     parser.add_argument("--threads", type=int, default=1)
-    for name, value in vars(settings_type()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+    add_settings_options(parser, settings_type)
     return parser
 
 
@@ -154,4 +154,25 @@ def parsed_settings(args: argparse.Namespace, settings_type: type):
     import torch
 
     torch.set_num_threads(args.threads)
-    return settings_type(**{name: getattr(args, name) for name in vars(settings_type())})
+    return settings_from(args, settings_type)
+
+
+def add_settings_options(parser, settings_class) -> None:
+    """One `--name` option per field of a settings dataclass, defaulting to the field's default."""
+    for field in dataclasses.fields(settings_class):
+        parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default), default=field.default)
+
+
+def settings_from(args, settings_class):
+    return settings_class(**{field.name: getattr(args, field.name) for field in dataclasses.fields(settings_class)})
+
+
+def save_run(model, record: dict[str, Any], module: str, argv, out: Path, log) -> None:
+    """Stamp the record with the command that made it and save the kept adapter with it in `out`."""
+    import sys
+
+    from explorer.training.data import save_peft
+
+    record["command"] = f"python -m {module} " + " ".join(sys.argv[1:] if argv is None else argv)
+    save_peft(model, record, out)
+    log(f"kept step {record['kept_step']}, written to {out}")

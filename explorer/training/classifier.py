@@ -38,13 +38,12 @@ from explorer.data.labels import ERROR_TYPES, PAIR_TASK, is_ambiguous
 from explorer.detectors.classifier import ADAPTER, SHIPPED, pair_input, pair_logits
 from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
 from explorer.models.language_model import load_language_model
-from explorer.training.checkpoints import parsed_settings, run_parser, run_steps
+from explorer.training.checkpoints import parsed_settings, run_parser, run_steps, save_run
 from explorer.training.data import (
     dev_targets,
     is_labelled,
     labelled_train,
     roc_auc,
-    save_peft,
     target,
     torch_training,
     training_record,
@@ -178,9 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     model, record = train(train_set, dev_set, settings, args.work, model_spec=args.model, log=log)
     record["train_data"] = [str(p) for p in args.data]
     record["dev_data"] = str(args.dev)
-    record["command"] = "python -m explorer.training.classifier " + " ".join(sys.argv[1:] if argv is None else argv)
-    save_peft(model, record, args.out / ADAPTER)
-    log(f"kept step {record['kept_step']}, written to {args.out / ADAPTER}")
+    save_run(model, record, "explorer.training.classifier", argv, args.out / ADAPTER, log)
     return 0
 
 

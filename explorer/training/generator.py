@@ -1,24 +1,35 @@
-"""`explorer train --task generator`: prompt-tune the NPOV response generator (Chang et al. 2024, §2.1).
+"""Training the NPOV response generator (Chang et al. 2024, §2.1): a LoRA adapter on SmolLM2.
 
-The paper prompt-tunes a 5-token soft prompt on about 80 hand-written responses. Here PEFT
-prompt tuning (Lester et al. 2021) learns 5 virtual tokens in front of the NPOV prompt
-(`explorer.text.prompts.npov_prompt`) with the usual next-token loss on the response tokens
-only (the prompt's positions and the virtual tokens are masked out), on the error-free
-responses of the train split; the dev split's error-free responses give the dev loss (mean
-negative log-likelihood per response token), every `eval_every` steps. The kept prompt is the
-one with the lowest dev loss (model selection on dev), or the last when dev is trained on.
+    python -m explorer.data.written --out ~/.cache/rag-error-explorer/written.jsonl
+    python -m explorer build-data --out ~/.cache/rag-error-explorer/perspectrum.jsonl
+    python -m explorer.training.generator --data ~/.cache/rag-error-explorer/written.jsonl \
+        --dev ~/.cache/rag-error-explorer/perspectrum.jsonl --work ~/.cache/rag-error-explorer/generator-run
 
-A batch averages per-example gradients (no padding), as `explorer.training.soft_prompt` does.
-The virtual tokens start as the embeddings of " the of and to a" (PEFT's TEXT init done by hand:
-a GGUF-loaded model has no tokenizer name for PEFT to reload).
+The paper prompt-tunes a 5-token soft prompt on about 80 hand-written responses; here a 5-token
+soft prompt lowered the dev loss a little and changed no answer we read, so the generator learns
+a LoRA adapter (Hu et al. 2021; PEFT, rank `rank`, on every attention and MLP projection) instead.
+It reads the NPOV prompt (`explorer.text.prompts.npov_prompt`) and learns the error-free
+responses of the train split (the team-written corpus: `explorer.data.written`), with the
+next-token loss on the response and its end-of-turn token only. A batch averages per-example
+gradients, so nothing is padded.
 
-No soft prompt ships. Measured on the shared 2-core CPU, 20 steps of batch 2 took 17 minutes
-and lowered the dev loss from 2.504 to 2.395; whether that makes responses with fewer errors
-needs many responses generated and scored, which a CPU session cannot afford.
+Chosen on Perspectrum dev (selection only: no gradient step reads it): every `eval_every` steps
+the dev loss (mean negative log-likelihood per response token of `dev_losses` error-free dev
+responses, one per claim) is measured and the step with the lowest kept (the last step without a
+dev set). Beside it the record holds the detector-faithful count: greedy answers to
+`dev_answers` dev inputs that the verdict detector (`stacked`, through its calibration) finds
+neither a likely hallucination nor a likely coverage error in (P(error) < 0.5 for both). It does
+not choose: it passed answers that a hand check fails (`docs/generator-eval.md`). The run is
+resumable (`explorer.training.checkpoints`); one torch thread by default; progress and an ETA
+are printed.
 """
 
 from __future__ import annotations
 
+import argparse
+import random
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,21 +38,24 @@ from typing import Any
 
 from explorer.data.example import Example
 from explorer.data.labels import is_error_free
-from explorer.generation.npov import NUM_VIRTUAL_TOKENS, NpovGenerator
+from explorer.generation.npov import METHOD, TASK, NpovGenerator
 from explorer.models.language_model import LanguageModel, ModelNotFoundError, load_language_model
-from explorer.training import TrainingInputError, TrainingRequest
+from explorer.training import TrainingInputError, TrainingRequest, checkpoints
 from explorer.training.data import save_peft, torch_training, training_record
-from explorer.training.soft_prompt import optimize_soft_prompt
 
-INIT_TEXT = " the of and to a"
+LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+VERDICT_DETECTOR = "stacked"
 
 
 @dataclass(frozen=True)
 class GeneratorSettings:
-    steps: int = 30
+    steps: int = 80
     batch_size: int = 4
-    learning_rate: float = 3e-2
-    eval_every: int = 10
+    learning_rate: float = 1e-3
+    eval_every: int = 20
+    rank: int = 4
+    dev_losses: int = 20
+    dev_answers: int = 4
     seed: int = 0
 
 
@@ -50,61 +64,79 @@ def generator_examples(examples: Sequence[Example], splits: Sequence[str]) -> li
     return [e for e in examples if e.split in splits and is_error_free(e.labels) and e.response.strip()]
 
 
+def one_per_claim(examples: Sequence[Example], count: int) -> list[Example]:
+    """The first example of each of the first `count` claims (topics), in file order."""
+    seen: dict[str, Example] = {}
+    for example in examples:
+        seen.setdefault(example.topic or example.id, example)
+    return list(seen.values())[:count]
+
+
 def sequence(language_model: LanguageModel, example: Example):
-    """(input ids, labels) of prompt + response + end-of-turn, labels -100 over the prompt; shape (1, n)."""
+    """(token ids of prompt + response + end of turn, shape (1, n); the response's token count)."""
     import torch
 
-    generator = NpovGenerator(language_model)
-    prompt = generator.prompt_ids(example)
+    prompt = NpovGenerator(language_model).prompt_ids(example)
     tokenizer = language_model.tokenizer
     response = tokenizer(example.response, add_special_tokens=False, return_tensors="pt").input_ids
-    end = [tokenizer.eos_token_id] if tokenizer.eos_token_id is not None else []
-    response = torch.cat([response, torch.tensor([end], dtype=response.dtype)], dim=1).to(prompt.device)
-    total = prompt.shape[1] + response.shape[1] + NUM_VIRTUAL_TOKENS
-    if total > language_model.context_length:
+    response = torch.cat([response, torch.tensor([[tokenizer.eos_token_id]])], dim=1).to(prompt.device)
+    if prompt.shape[1] + response.shape[1] > language_model.context_length:
         raise TrainingInputError(
-            f"{example.id}: the prompt ({prompt.shape[1] + NUM_VIRTUAL_TOKENS} tokens with the virtual ones) and the "
-            f"response ({response.shape[1]}) are more than the model's context of {language_model.context_length}"
+            f"{example.id}: the prompt ({prompt.shape[1]} tokens) and the response ({response.shape[1]}) are "
+            f"more than the model's context of {language_model.context_length}"
         )
-    ids = torch.cat([prompt, response], dim=1)
-    labels = ids.clone()
-    labels[:, : prompt.shape[1]] = -100
-    return ids, labels
+    return torch.cat([prompt, response], dim=1), int(response.shape[1])
 
 
-def new_generator_prompt(language_model: LanguageModel):
+def response_loss(model, item: tuple[Any, int]):
+    """Mean negative log-likelihood of the response tokens given all before them."""
     import torch
-    from peft import PromptTuningConfig, PromptTuningInit, TaskType, get_peft_model
 
-    config = PromptTuningConfig(
-        task_type=TaskType.CAUSAL_LM, num_virtual_tokens=NUM_VIRTUAL_TOKENS, prompt_tuning_init=PromptTuningInit.RANDOM
-    )
-    peft_model = get_peft_model(language_model.model, config)
-    init_ids = language_model.tokenizer.encode(INIT_TEXT, add_special_tokens=False)
-    if len(init_ids) != NUM_VIRTUAL_TOKENS:
-        raise TrainingInputError(
-            f"{INIT_TEXT!r} is {len(init_ids)} tokens for this tokenizer, not {NUM_VIRTUAL_TOKENS}"
-        )
-    with torch.no_grad():
-        words = language_model.model.get_input_embeddings()(torch.tensor(init_ids, device=language_model.device))
-        peft_model.prompt_encoder["default"].embedding.weight.copy_(words)
-    return peft_model
+    ids, length = item
+    # Logits only where a response token is predicted: the prompt's would be computed and dropped.
+    logits = model(input_ids=ids, logits_to_keep=length + 1).logits[:, :-1]
+    return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[0, -length:])
 
 
-def dev_loss(peft_model, dev: Sequence[tuple[Any, Any]]) -> float | None:
+def dev_loss(model, dev: Sequence[tuple[Any, int]]) -> float | None:
     """Mean negative log-likelihood per response token over the dev responses."""
     import torch
 
     if not dev:
         return None
-    peft_model.eval()
-    total, tokens = 0.0, 0
+    model.eval()
     with torch.no_grad():
-        for ids, labels in dev:
-            count = int((labels[:, 1:] != -100).sum())
-            total += float(peft_model(input_ids=ids, labels=labels).loss) * count
-            tokens += count
-    return total / tokens
+        total = sum(float(response_loss(model, item)) * item[1] for item in dev)
+    return total / sum(length for _, length in dev)
+
+
+def answer(generator: NpovGenerator, example: Example) -> Example:
+    """`example` with the generator's answer to its input, as `explorer generate` writes it by default."""
+    return generator.generated_example(example)
+
+
+def detector_faithful(answered: Example, detector) -> bool:
+    """Whether the verdict detector finds neither a likely hallucination nor a likely coverage
+    error (calibrated P(error) < 0.5 for both) in the example's response."""
+    from explorer.evaluation.verdict import verdicts
+
+    probabilities = [v.probability for v in verdicts(answered, detector.score(answered)).values()]
+    return all(p is not None and p < 0.5 for p in probabilities)
+
+
+def new_adapter(language_model: LanguageModel, settings: GeneratorSettings):
+    """The PEFT model: LoRA layers put into `language_model.model` itself, so the language model
+    (and an `NpovGenerator` on it) writes with the adapter as it trains."""
+    from peft import LoraConfig, TaskType, get_peft_model
+
+    config = LoraConfig(
+        task_type=TaskType.CAUSAL_LM,
+        r=settings.rank,
+        lora_alpha=2 * settings.rank,
+        lora_dropout=0.05,
+        target_modules=LORA_TARGETS,
+    )
+    return get_peft_model(language_model.model, config)
 
 
 def train(
@@ -112,11 +144,11 @@ def train(
     train_set: Sequence[Example],
     dev_set: Sequence[Example],
     settings: GeneratorSettings,
+    work: Path,
     *,
-    dev_is_held_out: bool = True,
     log: Callable[[str], None] = print,
 ) -> tuple[Any, dict[str, Any]]:
-    """Train the generator's soft prompt; returns the PEFT model (holding the kept prompt) and its record."""
+    """Train the generator's adapter; returns the PEFT model (holding the kept step) and its record."""
     import torch
 
     started = time.monotonic()
@@ -124,48 +156,85 @@ def train(
         raise TrainingInputError("no error-free responses to train the generator on")
     torch.manual_seed(settings.seed)
     encoded = [sequence(language_model, e) for e in train_set]
-    dev = [sequence(language_model, e) for e in dev_set]
-    peft_model = new_generator_prompt(language_model)
-    weight = peft_model.prompt_encoder["default"].embedding.weight
-    dev_losses: list[tuple[int, float | None]] = []
-    best: tuple[float, int, Any] | None = None
+    dev_claims = one_per_claim(dev_set, max(settings.dev_losses, settings.dev_answers))
+    dev = [sequence(language_model, e) for e in dev_claims[: settings.dev_losses]]
+    model = new_adapter(language_model, settings)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min(1.0, (step + 1) / 10) * max(0.1, 1 - step / settings.steps)
+    )
+    state = {"step": 0, "losses": [], "dev": [], "best": None}
+    state = checkpoints.resume(work, model, optimizer, scheduler, state)
+    if state["step"]:
+        log(f"resumed at step {state['step']}")
+    detector = None
+    if settings.dev_answers and dev_claims:
+        from explorer import detectors
+
+        detector = detectors.create(VERDICT_DETECTOR)
 
     def evaluate(step: int) -> None:
-        nonlocal best
-        loss = dev_loss(peft_model, dev)
-        dev_losses.append((step, loss))
-        log(f"step {step}: dev loss {'n/a' if loss is None else f'{loss:.4f}'} ({len(dev)} responses)")
-        if loss is not None and (best is None or loss <= best[0]):
-            best = (loss, step, weight.detach().clone())
+        loss = dev_loss(model, dev)
+        faithful = None  # step 0 is the base model: docs/generator-eval.md checks its answers by hand
+        if detector is not None and step:
+            generator = NpovGenerator(language_model)
+            checks = [detector_faithful(answer(generator, e), detector) for e in dev_claims[: settings.dev_answers]]
+            faithful = sum(checks)
+        state["dev"].append((step, loss, faithful))
+        shown = "n/a" if loss is None else f"{loss:.4f}"
+        log(f"step {step}: dev loss {shown}, detector-faithful answers {faithful}")
+        losses = [(dev_loss_at, at) for at, dev_loss_at, _ in state["dev"] if at and dev_loss_at is not None]
+        state["best"] = (min(losses)[1] if losses else step, None)
 
-    def loss_of(item: tuple[Any, Any]):
-        ids, labels = item
-        return peft_model(input_ids=ids, labels=labels).loss
-
-    losses = optimize_soft_prompt(peft_model, encoded, loss_of, settings, evaluate, log, started)
-    kept_step = settings.steps
-    if dev_is_held_out and best is not None:
-        _, kept_step, kept = best
-        with torch.no_grad():
-            weight.copy_(kept)
-    peft_model.eval()
+    if not state["dev"] and dev:
+        evaluate(0)
+    rng = random.Random(f"{settings.seed}:{state['step']}")
+    queue: list[int] = []
+    step_started, first_step = time.monotonic(), state["step"]
+    while state["step"] < settings.steps:
+        model.train()
+        optimizer.zero_grad()
+        total = 0.0
+        for _ in range(settings.batch_size):
+            if not queue:
+                queue = rng.sample(range(len(encoded)), len(encoded))
+            loss = response_loss(model, encoded[queue.pop()]) / settings.batch_size
+            loss.backward()
+            total += loss.item()
+        optimizer.step()
+        scheduler.step()
+        state["step"] += 1
+        step = state["step"]
+        state["losses"].append((step, round(total, 5)))
+        if step % 5 == 0:
+            rate = (time.monotonic() - step_started) / (step - first_step)
+            eta = rate * (settings.steps - step) / 60
+            log(f"step {step}/{settings.steps}: loss {total:.4f}, {rate:.1f} s/step, ETA {eta:.0f} min (no evals)")
+        if step % settings.eval_every == 0 or step == settings.steps:
+            evaluate(step)
+            checkpoints.save_checkpoint(work, model, optimizer, scheduler, state)
+    checkpoints.load_adapter(model, checkpoints.checkpoint(work, state["best"][0]))
+    model.eval()
     record = training_record(
-        "generator",
+        METHOD,
         language_model.identity,
         train_set,
         dev_set,
-        dev_is_held_out=dev_is_held_out,
+        dev_is_held_out=True,
         started=started,
-        dev_loss=dev_losses,
-        num_virtual_tokens=NUM_VIRTUAL_TOKENS,
-        init=f"embeddings of the tokens of {INIT_TEXT!r}",
-        **torch_training(settings, losses, kept_step),
+        dev=[{"step": s, "dev_loss": loss, "detector_faithful": f} for s, loss, f in state["dev"]],
+        dev_responses=len(dev),
+        dev_answers=min(settings.dev_answers, len(dev_claims)) if detector else 0,
+        verdict_detector=VERDICT_DETECTOR if detector else None,
+        lora={"r": settings.rank, "alpha": 2 * settings.rank, "dropout": 0.05, "targets": LORA_TARGETS},
+        **torch_training(settings, state["losses"], state["best"][0]),
     )
-    return peft_model, record
+    return model, record
 
 
 class GeneratorTrainer:
-    """`explorer train --task generator`: the generator's 5-token soft prompt (§2.1)."""
+    """`explorer train --task generator`: the generator's LoRA adapter (§2.1), in a fresh work
+    folder (`python -m explorer.training.generator --work` resumes a run)."""
 
     no_step_options = None
 
@@ -174,14 +243,46 @@ class GeneratorTrainer:
             model = load_language_model(request.model)
         except ModelNotFoundError as error:
             raise TrainingInputError(str(error)) from error
-        return train(
-            model,
-            request.train_set,
-            request.dev_set,
-            GeneratorSettings(seed=request.seed, **request.steps),
-            dev_is_held_out=request.dev_is_held_out,
-            log=request.log,
-        )
+        with tempfile.TemporaryDirectory(prefix="generator-run-") as work:
+            return train(
+                model,
+                request.train_set,
+                request.dev_set if request.dev_is_held_out else [],
+                GeneratorSettings(seed=request.seed, **request.steps),
+                Path(work),
+                log=request.log,
+            )
 
     def save(self, model: Any, record: Mapping[str, Any], out: Path) -> None:
         save_peft(model, record, out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from explorer.config import shipped_weights
+    from explorer.data.jsonl import parse_jsonl
+
+    parser = argparse.ArgumentParser(description="Train the NPOV generator's LoRA adapter (explorer.generation.npov).")
+    parser.add_argument("--data", type=Path, nargs="+", required=True, help="example files; their train split is read")
+    parser.add_argument("--dev", type=Path, required=True, help="example file whose dev split the step is chosen on")
+    parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
+    parser.add_argument("--out", type=Path, default=shipped_weights(METHOD))
+    parser.add_argument("--threads", type=int, default=1)
+    checkpoints.add_settings_options(parser, GeneratorSettings)
+    args = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(args.threads)
+    settings = checkpoints.settings_from(args, GeneratorSettings)
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    train_set = generator_examples([e for path in args.data for e in parse_jsonl(path).examples], ["train"])
+    dev_set = generator_examples(parse_jsonl(args.dev).examples, ["dev"])
+    log(f"{len(train_set)} error-free train responses, {len(dev_set)} dev")
+    model, record = train(load_language_model(), train_set, dev_set, settings, args.work, log=log)
+    record["train_data"] = [str(p) for p in args.data]
+    record["dev_data"] = f"{args.dev} (dev split)"
+    checkpoints.save_run(model, record, "explorer.training.generator", argv, args.out / TASK, log)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

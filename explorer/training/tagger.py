@@ -46,14 +46,13 @@ from explorer.detectors.tagger import (
     word_scores,
 )
 from explorer.models.encoder import default_model_path, encoder_identity
-from explorer.training.checkpoints import parsed_settings, run_parser, run_steps
+from explorer.training.checkpoints import parsed_settings, run_parser, run_steps, save_run
 from explorer.training.data import (
     TRAIN_PARTS,
     claim_half,
     dev_targets,
     labelled_train,
     roc_auc,
-    save_peft,
     torch_training,
     training_record,
 )
@@ -211,9 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         [f"the {args.part} half of the claims"] if args.part != "all" else []
     )
     record["dev_data"] = str(args.dev)
-    record["command"] = "python -m explorer.training.tagger " + " ".join(sys.argv[1:] if argv is None else argv)
-    save_peft(model, record, args.out / TASK)
-    log(f"kept step {record['kept_step']}, written to {args.out / TASK}")
+    save_run(model, record, "explorer.training.tagger", argv, args.out / TASK, log)
     return 0
 
 

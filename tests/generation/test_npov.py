@@ -110,8 +110,7 @@ def test_cli_writes_generated_examples_and_reports_refusals(tmp_path, capsys):
     )
     out = tmp_path / "out.jsonl"
     assert (
-        main(["generate", str(source), "--out", str(out), "--max-new-tokens", "6", "--soft-prompt", "none", "--quiet"])
-        == 1
+        main(["generate", str(source), "--out", str(out), "--max-new-tokens", "6", "--adapter", "none", "--quiet"]) == 1
     )
     written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in written] == ["short"] and "labels" not in written[0]

@@ -53,7 +53,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def in_process():
-    return NpovGenerator(load_language_model())  # no soft prompt: the server has none either
+    return NpovGenerator(load_language_model())  # no adapter: the server has none either
 
 
 @pytest.fixture(scope="module")
@@ -206,7 +206,7 @@ def test_options_that_cannot_work_are_usage_errors_that_never_echo_a_key(tmp_pat
         "only with --base-url": ["--api-key-env", KEY_VARIABLE],
         "give an http:// or https:// address": ["--base-url", "ftp://host/v1", "--model", "m"],
         "name the model the server serves": unused[:2],
-        "not to one on a server": [*unused, "--soft-prompt", "none"],
+        "not to one on a server": [*unused, "--adapter", "none"],
     }
     for message, options in cases.items():
         assert main([*base, *options]) == EXIT_USAGE, options

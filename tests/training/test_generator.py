@@ -1,18 +1,30 @@
+import dataclasses
 import hashlib
 import inspect
 import json
 
 import pytest
-import torch
 
+from explorer.config import shipped_weights
 from explorer.data.example import Labels
-from explorer.generation.npov import GenerationSettings, NpovGenerator, find_soft_prompt
-from explorer.models.language_model import load_language_model
-from explorer.models.trained import user_trained_dir
+from explorer.generation.backends import Backend, load_generator
+from explorer.generation.npov import METHOD, TASK, GenerationSettings, NpovGenerator, find_adapter
+from explorer.models.identity import model_identity
+from explorer.models.language_model import default_gguf_path, load_language_model
+from explorer.models.trained import TRAINING_FILE, user_trained_dir
 from explorer.training import Trainer
 from explorer.training import data as training_data
-from explorer.training.generator import GeneratorSettings, GeneratorTrainer, generator_examples, sequence, train
+from explorer.training.generator import (
+    GeneratorSettings,
+    GeneratorTrainer,
+    generator_examples,
+    one_per_claim,
+    sequence,
+    train,
+)
 from tests.helpers import make_example
+
+PACKAGED = shipped_weights(METHOD) / TASK
 
 CLEAN = Labels(hallucination=False, coverage_error=False)
 
@@ -57,40 +69,71 @@ def test_trainer_follows_the_protocol():
         )
 
 
+def test_one_answer_per_claim_in_file_order():
+    examples = [example(i, "dev").replace(topic=t) for i, t in [("a", "x"), ("b", "x"), ("c", "y"), ("d", "z")]]
+    assert [e.id for e in one_per_claim(examples, 2)] == ["a", "c"]
+
+
+def test_the_packaged_adapter_matches_its_record():
+    record = json.loads((PACKAGED / TRAINING_FILE).read_text())
+    weights = (PACKAGED / "adapter_model.safetensors").read_bytes()
+    assert hashlib.sha256(weights).hexdigest() == record["weights_sha256"] and len(weights) < 8_000_000
+    assert record["model"] == model_identity(default_gguf_path())  # the packaged SmolLM2 it was trained on
+    config = json.loads((PACKAGED / "adapter_config.json").read_text())
+    assert config["r"] == record["lora"]["r"] == record["settings"]["rank"]
+    assert record["kept_step"] in [entry["step"] for entry in record["dev"]]
+
+
 @pytest.mark.slow
-def test_loss_covers_only_the_response_tokens():
+def test_the_generator_uses_the_packaged_adapter_by_default(tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))  # no adapter of the user's to prefer
+    record = json.loads((PACKAGED / TRAINING_FILE).read_text())
+    generator = load_generator(Backend())
+    assert generator.adapter == PACKAGED
+    assert generator.generated_by["model"] == f"{record['model']}+adapter({record['weights_sha256'][:16]})"
+    assert load_generator(Backend(adapter="none")).generated_by["model"] == record["model"]
+
+
+@pytest.mark.slow
+def test_loss_covers_only_the_response_and_its_end_of_turn():
     language_model = load_language_model()
-    ids, labels = sequence(language_model, example("a", "train"))
-    prompt = NpovGenerator(language_model).prompt_ids(example("a", "train")).shape[1]
-    assert (labels[0, :prompt] == -100).all() and (labels[0, prompt:] == ids[0, prompt:]).all()
-    assert ids[0, -1] == language_model.tokenizer.eos_token_id
+    ids, length = sequence(language_model, example("a", "train"))
+    prompt = NpovGenerator(language_model).prompt_ids(example("a", "train"))
+    response = language_model.tokenizer(example("a", "train").response, add_special_tokens=False).input_ids
+    assert ids[0, : prompt.shape[1]].tolist() == prompt[0].tolist()
+    assert ids[0, -length:].tolist() == [*response, language_model.tokenizer.eos_token_id]
+    assert ids.shape[1] == prompt.shape[1] + length
 
 
 @pytest.mark.slow
-def test_a_few_steps_train_only_the_soft_prompt_and_it_reloads(tmp_path, monkeypatch):
+def test_two_steps_save_reload_and_generate_identically(tmp_path, monkeypatch):
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     language_model = load_language_model()
-    before = {name: p.detach().clone() for name, p in language_model.model.named_parameters()}
+    settings = GeneratorSettings(steps=2, batch_size=1, eval_every=1, rank=2, dev_losses=1, dev_answers=0)
+    train_set = [example("a", "train"), example("b", "train")]
+    model, record = train(language_model, train_set, [example("c", "dev")], settings, tmp_path / "work", log=print)
+    assert [entry["step"] for entry in record["dev"]] == [0, 1, 2] and record["kept_step"] in (1, 2)
+    assert record["train_data_sha256"] == training_data.data_digest(train_set, "generator")
+    trainable = [name for name, p in model.named_parameters() if p.requires_grad]
+    assert trainable and all("lora_" in name for name in trainable)
+    out = user_trained_dir(METHOD, language_model.identity, TASK)  # where `explorer train` puts it
+    GeneratorTrainer().save(model, record, out)
+    assert find_adapter(language_model.identity) == out  # the user's own comes before the packaged one
+    few = GenerationSettings(max_new_tokens=4)
+    trained = NpovGenerator(language_model).generate(example("a", "train"), few)  # the adapter is in the model
+    reloaded = NpovGenerator(load_language_model(), out)
+    assert reloaded.generate(example("a", "train"), few) == trained
+    saved = json.loads((out / TRAINING_FILE).read_text())
+    assert saved["weights_sha256"] == reloaded.adapter_digest and reloaded.identity.endswith(
+        f"+adapter({reloaded.adapter_digest[:16]})"
+    )
     lines = []
-    model, record = train(
-        language_model,
-        [example("a", "train")],
-        [example("b", "dev")],
-        GeneratorSettings(steps=2, batch_size=1, learning_rate=0.05, eval_every=1),
+    train(
+        load_language_model(),
+        train_set,
+        [],
+        dataclasses.replace(settings, steps=3),
+        tmp_path / "work",
         log=lines.append,
     )
-    assert [step for step, _ in record["dev_loss"]] == [0, 1, 2] and "dev_roc_auc" not in record
-    assert record["train_data_sha256"] == training_data.data_digest([example("a", "train")], "generator")
-    assert all(loss > 0 for _, loss in record["dev_loss"])
-    # The same response in train and dev: two steps on it lower the dev loss.
-    assert record["dev_loss"][-1][1] < record["dev_loss"][0][1] and record["kept_step"] == 2
-    assert all(torch.equal(before[name], p) for name, p in language_model.model.named_parameters())
-    assert find_soft_prompt(language_model.identity) is None
-    out = user_trained_dir("generator", language_model.identity, "npov")  # where `explorer train` puts it
-    GeneratorTrainer().save(model, record, out)
-    assert json.loads((out / "training.json").read_text())["model"] == language_model.identity
-    generator = NpovGenerator(load_language_model(), out)
-    assert generator.identity.startswith(language_model.identity + "+prompt(")
-    settings = GenerationSettings(max_new_tokens=5)
-    assert generator.generate(example("a", "train"), settings) == generator.generate(example("a", "train"), settings)
-    assert find_soft_prompt(language_model.identity) == out  # `explorer generate` uses it by default
+    assert "resumed at step 2" in lines
