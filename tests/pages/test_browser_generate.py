@@ -27,8 +27,10 @@ def test_generate_streams_the_answer_then_scores_it(page):
 
     page.get_by_role("button", name="Generate").click()
     streamed = page.locator(".st-key-inspect-stream [data-testid=stText]")
+    # The first words wait for the app to load the model and its adapter: minutes beside a busy test worker.
     page.wait_for_function(
-        "() => (document.querySelector('.st-key-inspect-stream [data-testid=stText]')?.innerText || '').trim()"
+        "() => (document.querySelector('.st-key-inspect-stream [data-testid=stText]')?.innerText || '').trim()",
+        timeout=300_000,
     )
     partial = streamed.inner_text().strip()
     assert page.get_by_role("button", name="Generate").is_disabled()  # no second job while one runs
