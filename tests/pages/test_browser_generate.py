@@ -29,16 +29,14 @@ def test_generate_streams_the_answer_then_scores_it(page):
 
     page.get_by_role("button", name="Generate").click()
     streamed = page.locator(".st-key-inspect-stream [data-testid=stText]")
-    # The first words wait for the app to load the model and its adapter: minutes beside a busy test worker.
     page.wait_for_function(
-        "() => (document.querySelector('.st-key-inspect-stream [data-testid=stText]')?.innerText || '').trim()",
-        timeout=300_000,
+        "() => (document.querySelector('.st-key-inspect-stream [data-testid=stText]')?.innerText || '').trim()"
     )
     partial = streamed.inner_text().strip()
     assert page.get_by_role("button", name="Generate").is_disabled()  # no second job while one runs
     screenshot(page, "inspect-generating")
 
-    page.get_by_text("Written by model").wait_for(timeout=300_000)  # then scored by the verdict's detector
+    page.get_by_text("Written by model").wait_for()
     settle(page)
     answer = page.get_by_label("Response").input_value()
     assert answer and answer != before and answer.startswith(partial)
