@@ -34,7 +34,7 @@ from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.models.identity import folder_digest
 from explorer.models.language_model import LanguageModel, load_language_model
-from explorer.models.trained import ADAPTER_FILE, TrainedNotFoundError, find_trained
+from explorer.models.trained import TrainedNotFoundError, find_trained
 from explorer.text.prompts import CLASSIFIER_LABELS, classifier_prompt
 
 
@@ -95,9 +95,6 @@ NUM_VIRTUAL_TOKENS = 5
 
 
 SHIPPED_PROMPTS = shipped_weights(METHOD)
-
-
-WEIGHTS_FILE = ADAPTER_FILE
 
 
 def label_token_ids(tokenizer) -> tuple[int, int]:

@@ -29,11 +29,10 @@ from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.generation.base import DEFAULT_SETTINGS, GenerationSettings, Generator
 from explorer.models.language_model import LanguageModel
-from explorer.models.trained import TrainedNotFoundError, find_trained
+from explorer.models.trained import ADAPTER_FILE, TrainedNotFoundError, find_trained
 from explorer.text.prompts import npov_prompt
 
 METHOD, TASK = "generator", "npov"
-WEIGHTS_FILE = "adapter_model.safetensors"
 
 
 class ContextTooLongError(ValueError):
@@ -75,7 +74,7 @@ class NpovGenerator(Generator):
             # Merged into the weights, the adapter costs nothing per token: unmerged, its seven
             # low-rank products a layer took about 20% more CPU time per greedy answer.
             self.model = PeftModel.from_pretrained(language_model.model, adapter).merge_and_unload().eval()
-            self.adapter_digest = hashlib.sha256((Path(adapter) / WEIGHTS_FILE).read_bytes()).hexdigest()
+            self.adapter_digest = hashlib.sha256((Path(adapter) / ADAPTER_FILE).read_bytes()).hexdigest()
         self._lock = threading.Lock()  # the global RNG is seeded per call
 
     @property

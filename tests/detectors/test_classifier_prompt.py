@@ -15,7 +15,7 @@ from explorer.data.samples import SAMPLE_DIR, load_samples
 from explorer.detectors import DetectorError
 from explorer.detectors import classifier_prompt as classifier
 from explorer.models.language_model import load_language_model
-from explorer.models.trained import TRAINING_FILE, TrainedNotFoundError
+from explorer.models.trained import ADAPTER_FILE, TRAINING_FILE, TrainedNotFoundError
 from explorer.text.prompts import CLASSIFIER_QUESTIONS, classifier_prompt
 from explorer.training import data, soft_prompt
 from explorer.training.data import save_peft
@@ -81,7 +81,7 @@ def test_shipped_prompts_are_small_and_were_trained_on_the_sample_train_split():
     train_set = data.training_examples(load_samples(SAMPLE_DIR / "synthetic.jsonl"), ["train"])
     for task in ERROR_TYPES:
         directory = classifier.SHIPPED_PROMPTS / task
-        assert (directory / classifier.WEIGHTS_FILE).stat().st_size < 20_000
+        assert (directory / ADAPTER_FILE).stat().st_size < 20_000
         record = json.loads((directory / TRAINING_FILE).read_text())
         assert record["task"] == task and record["seconds"] > 0
         assert record["train_data_sha256"] == data.data_digest(train_set, task)
@@ -102,7 +102,7 @@ def language_model():
 def manual_p_error(detector, example, task) -> float:
     """P("No") from the base model fed the shipped soft prompt's vectors by hand (no PEFT)."""
     language_model = detector.language_model
-    soft = load_file(str(classifier.SHIPPED_PROMPTS / task / classifier.WEIGHTS_FILE))["prompt_embeddings"]
+    soft = load_file(str(classifier.SHIPPED_PROMPTS / task / ADAPTER_FILE))["prompt_embeddings"]
     ids = language_model.tokenizer(
         classifier_prompt(example, language_model.tokenizer, task).text, add_special_tokens=False, return_tensors="pt"
     ).input_ids
