@@ -29,7 +29,7 @@ app: $(STAMP)
 # One worker per core, each on one torch thread: torch's threads busy-wait, and two workers with
 # two threads each on two cores ran the salience tests 4-8x slower than one thread each.
 test: $(STAMP) chromium
-	OMP_NUM_THREADS=1 $(PY) -m pytest -n auto
+	OMP_NUM_THREADS=1 $(PY) -m pytest -n auto --dist worksteal
 
 # The browser tests drive Debian's chromium through Playwright: `playwright install` downloads
 # its own browser from a CDN, which machines without general network access cannot reach.
