@@ -35,7 +35,7 @@ def _push_bar(push: float, widest: float) -> str:
     )
 
 
-def evidence_html(evidence: Mapping[str, Mapping], titles: Mapping[str, str]) -> str:
+def verdict_evidence_html(evidence: Mapping[str, Mapping], titles: Mapping[str, str]) -> str:
     """One block per error type: a row per feature (component title, which of its scores, its
     value, its push as a bar and a signed number), largest push first. `titles` names the components."""
     pushes = [abs(f["push"]) for task in ERROR_TYPES if task in evidence for f in evidence[task]["features"]]

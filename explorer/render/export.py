@@ -32,7 +32,7 @@ from explorer.evaluation.calibration import shipped
 from explorer.evaluation.claim_level import aligned_by, claim_view_assessment, claim_view_choice
 from explorer.evaluation.report import method_title
 from explorer.render import claims, highlights
-from explorer.render.evidence import EXPLANATION, evidence_html
+from explorer.render.evidence import EXPLANATION, verdict_evidence_html
 from explorer.render.verdict import highlight_marks, scores_html, verdict_html
 from explorer.text.claims import mean_word_scores
 
@@ -233,7 +233,9 @@ def example_fragment(
             parts += [
                 "<h3>What the verdict rests on</h3>",
                 f"<p>{html.escape(EXPLANATION)}</p>",
-                evidence_html(judge.details["evidence"], {name: method_title(name) for name in detectors.names()}),
+                verdict_evidence_html(
+                    judge.details["evidence"], {name: method_title(name) for name in detectors.names()}
+                ),
             ]
     if results:
         parts += ["<h2>Scores</h2>", scores_html(results, verdict.thresholds(results), titles)]

@@ -7,7 +7,7 @@ import pytest
 
 from explorer import detectors
 from explorer.data.jsonl import parse_jsonl
-from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+from explorer.data.shared_data import SharedDataNotFoundError, shared_data_dir
 from explorer.evaluation import calibration
 from explorer.evaluation.calibration import LIKELY, UNCLEAR, UNLIKELY
 from explorer.scoring.runner import score_example
