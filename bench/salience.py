@@ -103,10 +103,10 @@ def compute(args, variant: str) -> tuple[np.ndarray, float]:
         part, parts = (int(n) for n in variant.removeprefix("kept-part").split("of"))
         token_map = attribution.gradient_x_input(_with_targets(inputs, inputs.targets[part::parts])).token_map
     else:
-        method = attribution.get_method(variant)
-        settings = {k: getattr(args, k) for k in method.settings}
-        target = "log_prob" if "log_prob" in method.targets else method.targets[0]
-        token_map = method.compute(_with_targets(inputs, inputs.targets, target=target), **settings).token_map
+        chosen = attribution.get_attribution(variant)
+        settings = {k: getattr(args, k) for k in chosen.settings}
+        target = "log_prob" if "log_prob" in chosen.targets else chosen.targets[0]
+        token_map = chosen.compute(_with_targets(inputs, inputs.targets, target=target), **settings).token_map
     return token_map, time.perf_counter() - start
 
 

@@ -245,7 +245,7 @@ def test_quiet_eval_prints_nothing_when_nothing_is_wrong(data_file, tmp_path, ca
     assert (tmp_path / "r.md").is_file() and (tmp_path / "r.json").is_file()
 
 
-def test_salience_settings_that_do_not_fit_the_method_are_usage_errors(data_file, tmp_path, capsys):
+def test_salience_settings_that_do_not_fit_the_attribution_are_usage_errors(data_file, tmp_path, capsys):
     out = str(tmp_path / "o.jsonl")
     with pytest.raises(SystemExit) as exited:
         main(["score", str(data_file), "--methods", "salience", "--salience-method", "lime", "--out", out])
@@ -255,9 +255,9 @@ def test_salience_settings_that_do_not_fit_the_method_are_usage_errors(data_file
 
 
 @pytest.mark.slow
-def test_score_computes_salience_with_the_chosen_method(data_file, tmp_path):
+def test_score_computes_salience_with_the_chosen_attribution(data_file, tmp_path):
     out, cache = tmp_path / "out.jsonl", tmp_path / "cache"
-    command = ["score", str(data_file), "--methods", "salience", "--salience-method", "argument_ablation"]
+    command = ["score", str(data_file), "--methods", "salience", "--salience-attribution", "argument_ablation"]
     assert main([*command, "--out", str(out), "--cache-dir", str(cache), "--quiet"]) == 0
     assert all(0 <= line["scores"]["salience"]["hallucination"] <= 1 for line in read_lines(out))
     cached = [json.loads(path.read_text()) for path in (cache / "results" / "salience").rglob("*.json")]

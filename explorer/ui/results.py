@@ -40,7 +40,7 @@ def results_for(example: Example, methods: Sequence[str]) -> tuple[dict[str, Det
             if result is not None:
                 results[name] = result
                 continue
-            # the settings too: the same example with another salience method is another job
+            # the settings too: the same example with another salience attribution is another job
             key = f"{name}:{model}:{json.dumps(detector.config(), sort_keys=True)}:{example.content_hash()}"
             job = get_jobs().submit(
                 key,

@@ -25,7 +25,7 @@ from explorer.scoring.jobs import JobRunner
 CURRENT_EXAMPLE = "current_example"
 METHODS = "methods"
 MODEL = "model"
-SALIENCE_METHOD = "salience_method"
+SALIENCE_ATTRIBUTION = "salience_attribution"
 SHOW_GOLD = "show_gold"
 INSPECT_PREFIX = "inspect"  # the Inspect page's editor keys; other pages load examples into it
 INSPECT_REPORT = "inspect.report"
@@ -173,14 +173,14 @@ DEFAULT_METHODS = ["rouge", detectors.VERDICT_DETECTOR]
 
 
 def get_detector(name: str, model: str = "") -> Detector:
-    """The detector with the sidebar's settings (the salience method), loaded once per process."""
-    method = st.session_state.get(SALIENCE_METHOD, attribution.DEFAULT_METHOD) if name == "salience" else ""
-    return _detector(name, model, method)
+    """The detector with the sidebar's settings (the salience attribution), loaded once per process."""
+    chosen = st.session_state.get(SALIENCE_ATTRIBUTION, attribution.DEFAULT_ATTRIBUTION) if name == "salience" else ""
+    return _detector(name, model, chosen)
 
 
 @st.cache_resource(show_spinner="Loading detector…")
-def _detector(name: str, model: str, salience_method: str) -> Detector:
-    options = {"method": salience_method} if salience_method else {}
+def _detector(name: str, model: str, salience_attribution: str) -> Detector:
+    options = {"attribution": salience_attribution} if salience_attribution else {}
     return detectors.create(name, model=model, **options)
 
 
@@ -239,7 +239,7 @@ def sidebar() -> None:
                 help="A local Hugging Face model folder or a .gguf file, used by model-based detectors.",
                 on_change=lambda: state.__setitem__(MODEL, state[SIDEBAR_MODEL].strip()),
             )
-        salience_method_picker()
+        salience_attribution_picker()
 
 
 def detector_about(name: str) -> str:
@@ -249,20 +249,20 @@ def detector_about(name: str) -> str:
     return " ".join(part for part in (f"**{spec.title}**: {spec.summary}", shipped().measured(name)) if part)
 
 
-def salience_method_picker() -> None:
+def salience_attribution_picker() -> None:
     """The salience detector's attribution method, shown while salience is among the detectors."""
     state = st.session_state
-    state.setdefault(SALIENCE_METHOD, attribution.DEFAULT_METHOD)
+    state.setdefault(SALIENCE_ATTRIBUTION, attribution.DEFAULT_ATTRIBUTION)
     if "salience" not in state[METHODS]:
         return
     st.selectbox(
-        "Salience method",
-        list(attribution.METHODS),
-        index=list(attribution.METHODS).index(state[SALIENCE_METHOD]),
-        format_func=lambda name: attribution.METHODS[name].title,
-        key="sidebar.salience_method",
-        on_change=lambda: state.__setitem__(SALIENCE_METHOD, state["sidebar.salience_method"]),
-        help="\n\n".join(f"**{m.title}** (Captum `{m.captum}`): {m.summary}" for m in attribution.METHODS.values())
+        "Salience attribution",
+        list(attribution.ATTRIBUTIONS),
+        index=list(attribution.ATTRIBUTIONS).index(state[SALIENCE_ATTRIBUTION]),
+        format_func=lambda name: attribution.ATTRIBUTIONS[name].title,
+        key="sidebar.salience_attribution",
+        on_change=lambda: state.__setitem__(SALIENCE_ATTRIBUTION, state["sidebar.salience_attribution"]),
+        help="\n\n".join(f"**{m.title}** (Captum `{m.captum}`): {m.summary}" for m in attribution.ATTRIBUTIONS.values())
         + "\n\nOnly the paper's method has precomputed results for the sample data; the others compute "
         "in the background.",
     )

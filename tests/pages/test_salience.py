@@ -58,19 +58,19 @@ def test_clicking_words_follows_them_both_ways_and_the_prompt_is_shown(app):
     assert first.query in prompt and first.perspectives[0].arguments[0] in prompt
 
 
-def test_the_salience_method_picker_shows_only_with_salience_and_defaults_to_the_paper():
+def test_the_salience_attribution_picker_shows_only_with_salience_and_defaults_to_the_paper():
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
-    assert not any(box.key == "sidebar.salience_method" for box in at.sidebar.selectbox)
+    assert not any(box.key == "sidebar.salience_attribution" for box in at.sidebar.selectbox)
     at.session_state[state.METHODS] = ["salience"]
     at.run()
-    assert at.selectbox(key="sidebar.salience_method").value == "grad_x_input"
+    assert at.selectbox(key="sidebar.salience_attribution").value == "grad_x_input"
 
 
 @pytest.mark.slow
-def test_another_salience_method_from_the_sidebar_computes_its_own_result(app):
-    app.selectbox(key="sidebar.salience_method").set_value("argument_ablation").run()
-    assert app.session_state[state.SALIENCE_METHOD] == "argument_ablation"
+def test_another_salience_attribution_from_the_sidebar_computes_its_own_result(app):
+    app.selectbox(key="sidebar.salience_attribution").set_value("argument_ablation").run()
+    assert app.session_state[state.SALIENCE_ATTRIBUTION] == "argument_ablation"
 
     def matrix_shown() -> bool:  # the argument x sentence matrix, which only the perturbation methods draw
         return any("loses when one argument" in chart.proto.spec for chart in app.get("plotly_chart"))
