@@ -39,7 +39,7 @@ def load(path: Path) -> LoadResult:
     return loaded
 
 
-def method_names(value: str) -> list[str]:
+def parse_detector_names(value: str) -> list[str]:
     chosen = [name.strip() for name in value.split(",") if name.strip()]
     for name in chosen:
         try:

@@ -8,7 +8,7 @@ semantic alignment (`explorer.training.logistic` describes the model). Scores:
   P(dropped).
 
 The trained models ship in the package (`explorer/resources/alignment_classifier/`); one the
-user trained (`explorer train --method alignment_classifier`) for the same encoder comes first.
+user trained (`explorer train --detector alignment_classifier`) for the same encoder comes first.
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ class AlignmentClassifierDetector(Detector):
         )
 
 
-METHOD = "alignment_classifier"
-SHIPPED_MODELS = shipped_weights(METHOD)
+DETECTOR = "alignment_classifier"
+SHIPPED_MODELS = shipped_weights(DETECTOR)
 FEATURES = {
     "hallucination": (
         "best argument similarity",
@@ -124,7 +124,7 @@ def features(example: Example, alignment: Alignment, task: str) -> np.ndarray:
 
 def find_model(encoder_identity: str, task: str) -> Path:
     """The model for this encoder and task (`explorer.models.trained.find_trained`)."""
-    return find_trained(METHOD, encoder_identity, task, SHIPPED_MODELS)
+    return find_trained(DETECTOR, encoder_identity, task, SHIPPED_MODELS)
 
 
 def load(directory: Path) -> LogisticHead:

@@ -90,11 +90,11 @@ class PromptClassifierDetector(Detector):
         )
 
 
-METHOD = "classifier_prompt"
+DETECTOR = "classifier_prompt"
 NUM_VIRTUAL_TOKENS = 5
 
 
-SHIPPED_PROMPTS = shipped_weights(METHOD)
+SHIPPED_PROMPTS = shipped_weights(DETECTOR)
 
 
 def label_token_ids(tokenizer) -> tuple[int, int]:
@@ -167,4 +167,4 @@ def prompt_digest(directory: Path) -> str:
 
 def find_prompt(model_identity: str, task: str) -> Path:
     """The soft prompt for this model and task (`explorer.models.trained.find_trained`)."""
-    return find_trained(METHOD, model_identity, task, SHIPPED_PROMPTS)
+    return find_trained(DETECTOR, model_identity, task, SHIPPED_PROMPTS)

@@ -1,7 +1,7 @@
 """Cross-encoder detector: all-MiniLM-L6-v2 with LoRA adapters trained on synthetic errors.
 
 A learned alternative to the prompt-tuned classifier (`classifier`), trained on the same data
-(`explorer train --method cross_encoder`); see `explorer.training.cross_encoder` for the model. Scores:
+(`explorer train --detector cross_encoder`); see `explorer.training.cross_encoder` for the model. Scores:
 
 - `hallucination`: the highest P(unsupported) of a response sentence given all arguments;
 - `per_perspective[name]`: the highest P(uncovered) of the perspective's arguments given the

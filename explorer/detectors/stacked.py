@@ -40,8 +40,8 @@ from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.ops.logistic_head import LogisticHead
 
-METHOD = "stacked"
-SHIPPED = shipped_weights(METHOD)
+DETECTOR = "stacked"
+SHIPPED = shipped_weights(DETECTOR)
 COMPONENTS = ("rouge", "semantic", "semantic_tuned", "alignment_classifier_tuned", "tagger")
 FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
 OPTIONAL = ("tagger",)
@@ -113,7 +113,7 @@ def create_components() -> dict[str, Detector]:
 
 
 class StackedDetector(Detector):
-    name = METHOD
+    name = DETECTOR
     # 2: the Perspectrum-trained cross-encoder joins the components; 3: the tuned alignment classifier;
     # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too
     version = "4"
@@ -128,7 +128,7 @@ class StackedDetector(Detector):
             self.models = dict(models or {})
             for task in ERROR_TYPES:
                 if task not in self.models:
-                    self.models[task] = load(find_trained(METHOD, self.model_identity(), task, SHIPPED))
+                    self.models[task] = load(find_trained(DETECTOR, self.model_identity(), task, SHIPPED))
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
 

@@ -173,7 +173,7 @@ def train(
 
 
 class CrossEncoderTrainer:
-    """`explorer train --method cross_encoder`: LoRA adapters and a head on all-MiniLM-L6-v2."""
+    """`explorer train --detector cross_encoder`: LoRA adapters and a head on all-MiniLM-L6-v2."""
 
     no_step_options = None
 

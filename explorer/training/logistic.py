@@ -111,7 +111,7 @@ def train(
 
 
 class LogisticTrainer:
-    """`explorer train --method alignment_classifier`: the logistic regression on the alignment."""
+    """`explorer train --detector alignment_classifier`: the logistic regression on the alignment."""
 
     no_step_options = "a logistic regression; its regularization is chosen on dev"
 

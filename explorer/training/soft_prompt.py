@@ -193,7 +193,7 @@ def train(
 
 
 class SoftPromptTrainer:
-    """`explorer train --method classifier_prompt`: the paper's 5-token soft prompt (§3.3)."""
+    """`explorer train --detector classifier_prompt`: the paper's 5-token soft prompt (§3.3)."""
 
     no_step_options = None
 

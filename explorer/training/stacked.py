@@ -8,7 +8,7 @@ trains both error types on the Perspectrum train split's error-free and syntheti
 the sample data's train split, and chooses C and the feature set (each component's score of the
 task, or both of its scores) on the Perspectrum dev split only; it writes `explorer/resources/stacked/<task>/`
 (`model.json` and `training.json`, whose `weights_sha256` is the model file's digest).
-`explorer train --method stacked --task T --data ...` trains one task through the same code
+`explorer train --detector stacked --task T --data ...` trains one task through the same code
 (its dev set is then the dev split of every file given).
 
 The components' results go through the result cache, so a second run (another C grid, the
@@ -148,7 +148,7 @@ def save(model: LogisticHead, record: Mapping[str, Any], out: Path) -> None:
 
 
 class StackedTrainer:
-    """`explorer train --method stacked`: the logistic regression over the components' scores."""
+    """`explorer train --detector stacked`: the logistic regression over the components' scores."""
 
     no_step_options = "a logistic regression; its regularization and features are chosen on dev"
 

@@ -73,7 +73,7 @@ def test_the_prompt_holds_the_arguments_the_response_and_the_question_last():
 
 
 def test_a_model_without_trained_prompts_is_named_with_the_command_to_run():
-    with pytest.raises(TrainedNotFoundError, match="explorer train --method classifier_prompt --task coverage"):
+    with pytest.raises(TrainedNotFoundError, match="explorer train --detector classifier_prompt --task coverage"):
         classifier.find_prompt("other-model@0123", "coverage")
 
 

@@ -52,9 +52,9 @@ def test_saved_and_loaded_the_head_is_the_same_and_its_digest_is_the_files(tmp_p
     assert list(json.loads(written)) == ["task", "features", "mean", "scale", "weights", "intercept"]
 
 
-@pytest.mark.parametrize("method", ["alignment_classifier", "alignment_classifier_tuned", "stacked"])
+@pytest.mark.parametrize("detector_name", ["alignment_classifier", "alignment_classifier_tuned", "stacked"])
 @pytest.mark.parametrize("task", ["hallucination", "coverage"])
-def test_a_shipped_head_saved_again_is_the_same_file(tmp_path, method, task):
-    shipped = shipped_weights(method) / task
+def test_a_shipped_head_saved_again_is_the_same_file(tmp_path, detector_name, task):
+    shipped = shipped_weights(detector_name) / task
     LogisticHead.load(shipped).save(tmp_path)
     assert (tmp_path / MODEL_FILE).read_bytes() == (shipped / MODEL_FILE).read_bytes()
