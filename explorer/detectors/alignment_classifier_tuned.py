@@ -25,7 +25,8 @@ class AlignmentClassifierTunedDetector(AlignmentClassifierDetector):
         try:
             self.encoder = encoder or shared_matcher_encoder(adapter_dir)
             self.models = {
-                task: load(find_trained(DETECTOR, self.encoder.identity(), task, SHIPPED)) for task in ERROR_TYPES
+                error_type: load(find_trained(DETECTOR, self.encoder.identity(), error_type, SHIPPED))
+                for error_type in ERROR_TYPES
             }
         except (TrainedNotFoundError, MatcherNotFoundError) as error:
             raise DetectorError(str(error)) from error

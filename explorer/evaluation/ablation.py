@@ -99,11 +99,11 @@ def run_ablation(
         started = time.monotonic()
         log(f"{stage}: training on {len(train_set)} examples")
         with tempfile.TemporaryDirectory(prefix="explorer-ablation-") as folder, _cache_at(Path(folder)):
-            for task in ERROR_TYPES:
-                if len({target(e, task) for e in train_set}) < 2:
-                    raise ValueError(f"{stage}: the training set needs examples with and without a {task} error")
+            for error_type in ERROR_TYPES:
+                if len({target(e, error_type) for e in train_set}) < 2:
+                    raise ValueError(f"{stage}: the training set needs examples with and without a {error_type} error")
                 request = TrainingRequest(
-                    task=task,
+                    task=error_type,  # the trainer's task is this error type
                     train_set=train_set,
                     dev_set=selection,
                     dev_is_held_out=held_out,
@@ -113,7 +113,7 @@ def run_ablation(
                     log=lambda line: log(f"  {line}"),
                 )
                 trained, record = trainer.train(request)
-                trainer.save(trained, record, user_trained_dir(detector_name, record["model"], task))
+                trainer.save(trained, record, user_trained_dir(detector_name, record["model"], error_type))
             detector = detectors.create(detector_name, model=model)  # finds the weights just saved
         scored = {e.id: score_example(e, [detector], None).results for e in evaluated}
         table = evaluate(evaluated, scored, [detector_name], Settings(n_bootstrap=0), word_level=False)

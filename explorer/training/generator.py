@@ -38,7 +38,7 @@ from typing import Any
 
 from explorer.data.example import Example
 from explorer.data.labels import is_error_free
-from explorer.generation.npov import GENERATOR, TASK, NpovGenerator
+from explorer.generation.npov import GENERATOR, STYLE, NpovGenerator
 from explorer.models.language_model import LanguageModel, ModelNotFoundError, load_language_model
 from explorer.training import TrainingInputError, TrainingRequest, checkpoints
 from explorer.training.data import save_peft, torch_training, training_record
@@ -280,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     model, record = train(load_language_model(), train_set, dev_set, settings, args.work, log=log)
     record["train_data"] = [str(p) for p in args.data]
     record["dev_data"] = f"{args.dev} (dev split)"
-    checkpoints.save_run(model, record, "explorer.training.generator", argv, args.out / TASK, log)
+    checkpoints.save_run(model, record, "explorer.training.generator", argv, args.out / STYLE, log)
     return 0
 
 

@@ -8,7 +8,7 @@ import pytest
 from explorer.config import shipped_weights
 from explorer.data.example import Labels
 from explorer.generation.backends import Backend, load_generator
-from explorer.generation.npov import GENERATOR, TASK, GenerationSettings, NpovGenerator, find_adapter
+from explorer.generation.npov import GENERATOR, STYLE, GenerationSettings, NpovGenerator, find_adapter
 from explorer.models.identity import model_identity
 from explorer.models.language_model import default_gguf_path, load_language_model
 from explorer.models.trained import TRAINING_FILE, user_trained_dir
@@ -24,7 +24,7 @@ from explorer.training.generator import (
 )
 from tests.helpers import make_example
 
-PACKAGED = shipped_weights(GENERATOR) / TASK
+PACKAGED = shipped_weights(GENERATOR) / STYLE
 
 CLEAN = Labels(hallucination=False, coverage_error=False)
 
@@ -116,7 +116,7 @@ def test_two_steps_save_reload_and_generate_identically(tmp_path, monkeypatch):
     assert record["train_data_sha256"] == training_data.data_digest(train_set, "generator")
     trainable = [name for name, p in model.named_parameters() if p.requires_grad]
     assert trainable and all("lora_" in name for name in trainable)
-    out = user_trained_dir(GENERATOR, language_model.identity, TASK)  # where `explorer train` puts it
+    out = user_trained_dir(GENERATOR, language_model.identity, STYLE)  # where `explorer train` puts it
     GeneratorTrainer().save(model, record, out)
     assert find_adapter(language_model.identity) == out  # the user's own comes before the packaged one
     few = GenerationSettings(max_new_tokens=4)
