@@ -1,6 +1,6 @@
 """Argument matching on real data: IBM ArgKP scored like the 2021 Key Point Analysis task (track 1).
 
-    python bench/argkp.py [--split dev] [--methods rouge,semantic] [--limit N] [--data DIR]
+    python bench/argkp.py [--split dev] [--detectors rouge,semantic] [--limit N] [--data DIR]
 
 ArgKP (Bar-Haim et al., ACL 2020) pairs crowd arguments with the key points of their topic and
 stance, labelled by humans as matching or not. Each detector scores every (argument, key
@@ -121,7 +121,7 @@ def match_scores(detector, pairs: pd.DataFrame, cache: ResultCache | None) -> tu
     return pd.Series(scores, index=pairs.index), failures
 
 
-def _method_names(value: str) -> list[str]:
+def _detector_names(value: str) -> list[str]:
     names = [name.strip() for name in value.split(",") if name.strip()]
     for name in names:
         try:
@@ -135,7 +135,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="ArgKP key point matching mAP (KPA 2021 track 1) per detector.")
     parser.add_argument("--split", choices=("dev", "train"), default="dev")
     parser.add_argument(
-        "--methods", type=_method_names, default=detectors.names(), help="comma-separated detectors (default: all)"
+        "--detectors", type=_detector_names, default=detectors.names(), help="comma-separated detectors (default: all)"
     )
     parser.add_argument("--limit", type=int, help="only the first N arguments of each topic and stance")
     parser.add_argument(
@@ -156,7 +156,7 @@ def main(argv=None) -> int:
         f"{arguments.groupby(['topic', 'stance']).ngroups} topic-stance groups"
     )
     print(f"{'detector':<22} {'strict mAP':>10} {'relaxed mAP':>11} {'seconds':>8}")
-    for name in args.methods:
+    for name in args.detectors:
         started = time.perf_counter()
         detector = detectors.create(name, model=args.model)
         scores, failures = match_scores(detector, pairs, cache)

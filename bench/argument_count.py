@@ -1,7 +1,8 @@
 """How much of a slice's ROC AUC the number of arguments alone explains, and each detector's ROC
 AUC on pairs of examples with the same number of arguments.
 
-    python bench/argument_count.py ~/.cache/rag-error-explorer/perspectrum.jsonl [--split dev] [--methods stacked,rouge]
+    python bench/argument_count.py ~/.cache/rag-error-explorer/perspectrum.jsonl [--split dev] \
+        [--detectors stacked,rouge]
 
 The paper's synthetic errors (Chang et al. 2024, §4.2) change the arguments: a hallucination
 removes a stated argument from the input, a coverage error adds one. So in a synthetic slice the
@@ -49,10 +50,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path)
     parser.add_argument("--split", default="dev")
-    parser.add_argument("--methods", default="stacked,cross_encoder_tuned,alignment_classifier_tuned,semantic,rouge")
+    parser.add_argument("--detectors", default="stacked,cross_encoder_tuned,alignment_classifier_tuned,semantic,rouge")
     args = parser.parse_args(argv)
     examples = [e for e in parse_jsonl(args.data).examples if e.split == args.split]
-    names = [name.strip() for name in args.methods.split(",") if name.strip()]
+    names = [name.strip() for name in args.detectors.split(",") if name.strip()]
     scored = {s.example.id: s for s in score_examples(examples, [detectors.create(n) for n in names], ResultCache())}
     print(f"{args.data.name}, {args.split} split: {len(examples)} examples")
     for error_type in ERROR_TYPES:

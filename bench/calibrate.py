@@ -2,7 +2,7 @@
 
     python -m explorer.data.perspectrum --out ~/.cache/rag-error-explorer/perspectrum.jsonl
     python bench/calibrate.py --data ~/.cache/rag-error-explorer/perspectrum.jsonl \
-        [--methods rouge,semantic,...] [--subset 150] [--out explorer/resources/calibration.json]
+        [--detectors rouge,semantic,...] [--subset 150] [--out explorer/resources/calibration.json]
 
 Scores the `--split` (default dev) of `--data` (default the sample data's `samples/synthetic.jsonl`:
 organic, paraphrased and synthetic examples; ambiguous ones are left out, their label is
@@ -10,7 +10,7 @@ partial) with each detector, through the result cache (the shipped salience resu
 detector), fits `explorer.evaluation.calibration.fit` per error type, prints each detector's dev
 AUC, the threshold (P(error) = 0.5) and the verdict bands, and writes them with the detector's
 `info` and the data they were fitted on. `--subset N` fits on N examples drawn with `--seed`
-(for the slow detectors). A test split is refused. Detectors left out of `--methods` keep their
+(for the slow detectors). A test split is refused. Detectors left out of `--detectors` keep their
 entry (and its data) in the file.
 
 Then it names the verdict detector the evidence supports: among the calibrations fitted on the
@@ -41,7 +41,7 @@ SAMPLE = SAMPLE_DIR / "synthetic.jsonl"
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--methods", default=",".join(detectors.names()))
+    parser.add_argument("--detectors", default=",".join(detectors.names()))
     parser.add_argument("--data", type=Path, default=SAMPLE, help="labelled JSON Lines (default: the sample data)")
     parser.add_argument("--split", default="dev", choices=("train", "dev"), help="never a test split")
     parser.add_argument("--subset", type=int, help="fit on this many examples of the split, drawn with --seed")
@@ -64,7 +64,7 @@ def main(argv=None) -> int:
     print(f"{data}: {len(examples)} examples")
     header = f"{'detector':<38}{'error':<15}{'pos/neg':>9}{'dev AUC':>9}"
     print(header + f"{'threshold':>11}{'unlikely <':>12}{'likely >=':>11}")
-    for name in (m.strip() for m in args.methods.split(",") if m.strip()):
+    for name in (m.strip() for m in args.detectors.split(",") if m.strip()):
         started = time.perf_counter()
         detector = detectors.create(name)
         scored = score_examples(examples, [detector], cache)

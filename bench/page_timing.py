@@ -62,7 +62,7 @@ def visit(browser, url: str, page_name: str, viewport: dict) -> tuple[float, flo
     first_paint = time.perf_counter() - started
     tab.locator(content).first.wait_for()
     if page_name == "dataset":
-        # Background scoring shows a progress bar until done; complete means every method scored.
+        # Background scoring shows a progress bar until done; complete means every detector scored.
         tab.wait_for_function("() => !document.querySelector('[data-testid=stProgress]')")
     settle(tab)
     complete = time.perf_counter() - started

@@ -4,7 +4,7 @@
                              [--repeat 1] [--steps 64] [--samples 4] [--model PATH]
 
 Each variant runs in its own process (so each peak RSS is its own) on the same model, prompt
-and response, with the log-probability target (what Captum attributes) where the method
+and response, with the log-probability target (what Captum attributes) where the attribution
 allows it, one torch thread unless its name says otherwise:
 
 - captum: `LLMGradientAttribution(LayerGradientXActivation(model, embedding layer), tokenizer)`,
@@ -14,13 +14,13 @@ allows it, one torch thread unless its name says otherwise:
 - kept-2threads: the same with torch's 2 threads;
 - kept-2procs: the kept targets split between 2 one-thread processes (exact: each target's
   gradient is independent; the time is the slower process's, RSS the sum);
-- grad_norm, integrated_gradients, argument_ablation, argument_shapley: the other methods of
+- grad_norm, integrated_gradients, argument_ablation, argument_shapley: the other attributions of
   `explorer.detectors.ops.attribution`, on the kept targets.
 
 Prints seconds per example (model loading excluded; the median of `--repeat` rounds, which
 interleave the variants), peak RSS, the speed ratio against Captum, the max abs difference of
 token maps against Captum (prompt rows, kept columns: where the quantity is the same) and of
-word maps against the all-targets path (the detector's aggregation; for the other methods it
+word maps against the all-targets path (the detector's aggregation; for the other attributions it
 says how far they move from the paper's map).
 The machine is whatever it is: say how loaded it was when you quote a figure.
 """
@@ -103,10 +103,10 @@ def compute(args, variant: str) -> tuple[np.ndarray, float]:
         part, parts = (int(n) for n in variant.removeprefix("kept-part").split("of"))
         token_map = attribution.gradient_x_input(_with_targets(inputs, inputs.targets[part::parts])).token_map
     else:
-        method = attribution.get_method(variant)
-        settings = {k: getattr(args, k) for k in method.settings}
-        target = "log_prob" if "log_prob" in method.targets else method.targets[0]
-        token_map = method.compute(_with_targets(inputs, inputs.targets, target=target), **settings).token_map
+        chosen = attribution.get_attribution(variant)
+        settings = {k: getattr(args, k) for k in chosen.settings}
+        target = "log_prob" if "log_prob" in chosen.targets else chosen.targets[0]
+        token_map = chosen.compute(_with_targets(inputs, inputs.targets, target=target), **settings).token_map
     return token_map, time.perf_counter() - start
 
 

@@ -1,4 +1,4 @@
-"""Would bfloat16 change a salience verdict? The default method in bf16 against the shipped float32 results.
+"""Would bfloat16 change a salience verdict? The default attribution in bf16 against the shipped float32 results.
 
     python bench/salience_bf16.py [--examples 6] [--split dev]
 

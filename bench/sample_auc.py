@@ -1,6 +1,6 @@
 """ROC AUC per slice of the sample data, per detector (scikit-learn), for quick checks.
 
-    python bench/sample_auc.py [--split test] [--methods rouge,semantic]
+    python bench/sample_auc.py [--split test] [--detectors rouge,semantic]
 
 Slices follow Chang et al. 2024's Table 1 as far as the sample data allows (it has no
 synthetic examples): negatives are the error-free examples of the slice's kind, positives the
@@ -60,10 +60,10 @@ def slices(examples, error: str) -> dict[str, tuple[list, list]]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Per-slice ROC AUC on the sample data.")
     parser.add_argument("--split", choices=("train", "dev", "test"), default="test")
-    parser.add_argument("--methods", default=",".join(detectors.names()))
+    parser.add_argument("--detectors", default=",".join(detectors.names()))
     args = parser.parse_args(argv)
     examples = [e for e in load_samples() if e.split == args.split]
-    chosen = [detectors.create(name.strip()) for name in args.methods.split(",") if name.strip()]
+    chosen = [detectors.create(name.strip()) for name in args.detectors.split(",") if name.strip()]
     scored = {s.example.id: s.results for s in score_examples(examples, chosen, ResultCache())}
     print(f"sample data, {args.split} split: {len(examples)} examples")
     for error in ERRORS:

@@ -119,7 +119,7 @@ def ray_start_up() -> dict:
     return {"import": imported, "init": started, "shutdown": stopped}
 
 
-def score_command(path: Path, methods: str, out: Path, *extra: str) -> list[str]:
+def score_command(path: Path, detector_names: str, out: Path, *extra: str) -> list[str]:
     """`explorer score` without the result cache, in a fresh interpreter."""
     return [
         sys.executable,
@@ -127,8 +127,8 @@ def score_command(path: Path, methods: str, out: Path, *extra: str) -> list[str]
         "explorer",
         "score",
         str(path),
-        "--methods",
-        methods,
+        "--detectors",
+        detector_names,
         "--no-cache",
         "--quiet",
         "--out",
@@ -137,17 +137,19 @@ def score_command(path: Path, methods: str, out: Path, *extra: str) -> list[str]
     ]
 
 
-def compare(label: str, path: Path, methods: str, count: int, workers: list[int], gpus: float, out: Path) -> None:
+def compare(
+    label: str, path: Path, detector_names: str, count: int, workers: list[int], gpus: float, out: Path
+) -> None:
     engines = [("local", [])] + [
         (f"ray x{n}", ["--engine", "ray", "--workers", str(n)] + (["--gpus-per-worker", str(gpus)] if gpus else []))
         for n in workers
     ]
-    print(f"\n{label}: {methods} on {count} examples")
+    print(f"\n{label}: {detector_names} on {count} examples")
     print(f"{'engine':<8} {'seconds':>8} {'examples/s':>10} {'ex/CPU-s':>9} {'peak MiB':>9} {'vs local':>8}  output")
     reference, local_rate = None, None
     for name, extra in engines:
         target = out / f"{label}-{name.replace(' ', '')}.jsonl"
-        figures = run(score_command(path, methods, target, *extra))
+        figures = run(score_command(path, detector_names, target, *extra))
         rate = count / figures["seconds"]
         local_rate = local_rate or rate
         data = target.read_bytes()

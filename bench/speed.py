@@ -1,7 +1,7 @@
 """Speed and memory of every detector on the sample data: load time, seconds per example, peak RSS.
 
     python bench/speed.py                                  # every registered detector, 20 examples
-    python bench/speed.py --methods rouge,semantic --examples 50
+    python bench/speed.py --detectors rouge,semantic --examples 50
 
 Each detector runs in its own child process, so that its load time and peak RSS are its own.
 Results are never taken from the cache: every example is scored. The device is whatever the
@@ -27,11 +27,11 @@ from explorer.data.samples import load_samples  # noqa: E402
 from explorer.detectors import DetectorError  # noqa: E402
 
 
-def measure(method: str, count: int, queue) -> None:
+def measure(detector_name: str, count: int, queue) -> None:
     import torch
 
     started = time.perf_counter()
-    detector = detectors.create(method)
+    detector = detectors.create(detector_name)
     loaded = time.perf_counter() - started
     seconds, refused = [], 0
     for example in load_samples()[:count]:
@@ -56,16 +56,16 @@ def measure(method: str, count: int, queue) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--methods", default=",".join(detectors.names()))
+    parser.add_argument("--detectors", default=",".join(detectors.names()))
     parser.add_argument("--examples", type=int, default=20, help="the first N sample examples (default 20)")
     args = parser.parse_args(argv)
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    detector_names = [m.strip() for m in args.detectors.split(",") if m.strip()]
     print(f"cpus: {os.cpu_count()}  load average before: {os.getloadavg()[0]:.2f}")
     print(f"{'detector':<14}{'device':>7}{'load s':>9}{'median s/ex':>13}{'p90 s/ex':>10}{'peak RSS MiB':>14}")
     context = mp.get_context("spawn")
-    for method in methods:
+    for detector_name in detector_names:
         queue = context.Queue()
-        child = context.Process(target=measure, args=(method, args.examples, queue))
+        child = context.Process(target=measure, args=(detector_name, args.examples, queue))
         child.start()
         figures = queue.get()
         child.join()
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
         p90 = seconds[int(0.9 * (len(seconds) - 1))] if seconds else float("nan")
         note = f"  ({figures['refused']} refused as too long)" if figures["refused"] else ""
         print(
-            f"{method:<14}{figures['device']:>7}{figures['load']:>9.2f}{median:>13.3f}{p90:>10.3f}"
+            f"{detector_name:<14}{figures['device']:>7}{figures['load']:>9.2f}{median:>13.3f}{p90:>10.3f}"
             f"{figures['rss_mib']:>14.0f}{note}",
             flush=True,
         )

@@ -11,12 +11,12 @@ report") and saves it (`.save(path)`):
     found.scores               # pandas DataFrame: detector x error type
     found.save("report.html")
 
-    many = explorer.inspect("data.jsonl", methods=["rouge", "semantic", "salience"])
+    many = explorer.inspect("data.jsonl", detectors=["rouge", "semantic", "salience"])
     many.frame()               # one row per example (`explorer.evaluation.table.scores_frame`)
 
 Results go through the same on-disk cache as the app and the CLI (shipped salience results
 serve the sample data at once). The verdict always comes from `detectors.VERDICT_DETECTOR`,
-scored even when not among `methods`.
+scored even when not among `detectors`.
 
 `save` writes as the CLI writes: through the same guard (`explorer.files.check_output`: never
 over the examples' file, a file of the repository or the shared data, a FIFO or a device; an
@@ -45,7 +45,7 @@ from explorer.render import export
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.runner import score_example
 
-DEFAULT_METHODS = ("rouge", detectors.VERDICT_DETECTOR)
+DEFAULT_DETECTORS = ("rouge", detectors.VERDICT_DETECTOR)
 
 
 def _write(path: Path, text: str, source: Path | None) -> Path:
@@ -115,8 +115,10 @@ class Inspections(list):
 
     def frame(self) -> pd.DataFrame:
         """One row per example: labels and every detector's scores, indexed by id."""
-        methods = list(dict.fromkeys(name for found in self for name in found.results))
-        return table.scores_frame([f.example for f in self], {f.example.id: dict(f.results) for f in self}, methods)
+        detector_names = list(dict.fromkeys(name for found in self for name in found.results))
+        return table.scores_frame(
+            [f.example for f in self], {f.example.id: dict(f.results) for f in self}, detector_names
+        )
 
     def _repr_html_(self) -> str:
         return self.frame()._repr_html_()
@@ -129,21 +131,25 @@ class Inspections(list):
         return [found.save(Path(folder) / name) for found, name in zip(self, names)]
 
 
-def _detectors(methods: Sequence[str], model: str | None) -> list[Detector]:
-    names = list(dict.fromkeys([*methods, detectors.VERDICT_DETECTOR]))
+def _detectors(detector_names: Sequence[str], model: str | None) -> list[Detector]:
+    names = list(dict.fromkeys([*detector_names, detectors.VERDICT_DETECTOR]))
     for name in names:
         detectors.spec(name)  # an unknown name fails here, listing the valid ones
     return [detectors.create(name, model=model) for name in names]
 
 
 def _inspect_one(
-    example: Example, chosen: list[Detector], methods: Sequence[str], cache: ResultCache | None, source: Path | None
+    example: Example,
+    chosen: list[Detector],
+    detector_names: Sequence[str],
+    cache: ResultCache | None,
+    source: Path | None,
 ):
     scored = score_example(example, chosen, cache)
     return Inspection(
         example=example,
-        results={name: scored.results[name] for name in methods if name in scored.results},
-        errors={name: message for name, message in scored.errors.items() if name in methods},
+        results={name: scored.results[name] for name in detector_names if name in scored.results},
+        errors={name: message for name, message in scored.errors.items() if name in detector_names},
         judge=scored.results.get(detectors.VERDICT_DETECTOR),
         source=source,
     )
@@ -166,26 +172,28 @@ def _examples(source: Example | Mapping | str | os.PathLike) -> tuple[list[Examp
 
 def inspect(
     source: Example | Mapping | str | os.PathLike,
-    methods: Sequence[str] = DEFAULT_METHODS,
+    detectors: Sequence[str] = DEFAULT_DETECTORS,
     *,
     model: str | None = None,
     cache: ResultCache | None | bool = True,
+    methods: Sequence[str] | None = None,
 ) -> Inspection | Inspections:
     """Score an `Example`, a record (dict, as in the JSON Lines format) or a JSON Lines file.
 
-    `methods`: registered detector names (an unknown one raises, listing the valid ones);
+    `detectors`: registered detector names (an unknown one raises, listing the valid ones);
     `model`: a causal LM path for the detectors that read one; `cache`: the on-disk result
     cache (True: the default folder, False: none, or a `ResultCache`). One example gives an
     `Inspection`; a file gives `Inspections` (bad lines are skipped, kept in `.problems`, and
-    reported in a warning).
+    reported in a warning). `methods`: the former name of `detectors`, still accepted.
     """
-    if isinstance(methods, str):
-        methods = [m.strip() for m in methods.split(",") if m.strip()]
+    detector_names = detectors if methods is None else methods
+    if isinstance(detector_names, str):
+        detector_names = [m.strip() for m in detector_names.split(",") if m.strip()]
     examples, problems, single = _examples(source)
-    chosen = _detectors(methods, model)
+    chosen = _detectors(detector_names, model)
     store = ResultCache() if cache is True else (cache or None)
     path = None if single else Path(source)
-    found = [_inspect_one(example, chosen, methods, store, path) for example in examples]
+    found = [_inspect_one(example, chosen, detector_names, store, path) for example in examples]
     if single:
         return found[0]
     if problems:

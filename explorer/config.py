@@ -27,9 +27,9 @@ ENGLISH_VERBS = RESOURCES / "english-verbs.txt"
 CHECKOUT = Path(__file__).resolve().parent.parent
 
 
-def shipped_weights(method: str) -> Path:
+def shipped_weights(detector_name: str) -> Path:
     """The folder of a learned detector's shipped weights, one subfolder per task."""
-    return RESOURCES / method
+    return RESOURCES / detector_name
 
 
 def cache_dir() -> Path:

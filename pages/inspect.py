@@ -51,13 +51,13 @@ generate.show_progress()
 if problems:
     st.error("Fix these fields to score the example:\n\n" + "\n".join(f"- {literal(str(p))}" for p in problems))
     st.stop()
-methods = state.chosen_methods()
-if not methods:
+detector_names = state.chosen_detectors()
+if not detector_names:
     st.info("Choose at least one detector in the sidebar.")
     st.stop()
 
 verdict_slot = verdict.verdict_placeholder(example)  # drawn before scoring: the old verdict goes at once
-scored, pending = results.results_for(example, methods)
+scored, pending = results.results_for(example, detector_names)
 results.show_pending(pending)
 with verdict_slot.container():
     found = verdict.show_verdict(example, scored)
@@ -72,7 +72,7 @@ show_gold = has_gold and st.toggle("Overlay gold labels", key=state.SHOW_GOLD, h
 results.show_legend(with_gold=show_gold)
 if scored or pending:
     # A detector still computing keeps its tab, so a tab the user opened stays open meanwhile.
-    shown = [name for name in methods if name in scored or name in pending]
+    shown = [name for name in detector_names if name in scored or name in pending]
     titles = [detectors.spec(name).title for name in shown]
     default = detectors.spec(detectors.VERDICT_DETECTOR).title
     state.forget_unless(state.INSPECT_TAB, [*titles, "Side by side"])

@@ -21,17 +21,17 @@ before = st.session_state[state.LAB_BEFORE]
 results.show_example_header(example)
 lab.edit_controls(example)
 
-methods = state.chosen_methods()
-if not methods:
+detector_names = state.chosen_detectors()
+if not detector_names:
     st.info("Choose at least one detector in the sidebar.")
     st.stop()
-old, new, pending = lab.scores_for(before, example, methods)
+old, new, pending = lab.scores_for(before, example, detector_names)
 lab.show_pending(pending)
 heading, download = st.columns([3, 1], vertical_alignment="bottom")
 heading.subheader("Scores before and after", anchor=False)
 with download:
     lab.report_button(before, example, new)
 verdict.show_verdict_change(before, example, old, new)
-lab.show_changes(old, new, methods)
+lab.show_changes(old, new, detector_names)
 st.subheader("Highlights", anchor=False)
-lab.show_highlights(before, example, old, new, methods)
+lab.show_highlights(before, example, old, new, detector_names)

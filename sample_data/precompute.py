@@ -1,9 +1,9 @@
 """Precompute a detector's results for the sample data and write them as a shipped seed bundle.
 
-    OMP_NUM_THREADS=1 python sample_data/precompute.py --methods stacked
-    python sample_data/precompute.py --methods salience [--data explorer/resources/samples/examples.jsonl ...]
+    OMP_NUM_THREADS=1 python sample_data/precompute.py --detectors stacked
+    python sample_data/precompute.py --detectors salience [--data explorer/resources/samples/examples.jsonl ...]
 
-Writes `explorer/resources/samples/scores/<method>.jsonl.gz`, which `explorer.scoring.cache.ResultCache` serves
+Writes `explorer/resources/samples/scores/<detector>.jsonl.gz`, which `explorer.scoring.cache.ResultCache` serves
 read-only, so the app opens the sample examples at once. Results go through the user's result
 cache as they are computed, so an interrupted run resumes. Salience takes minutes per example
 on a CPU; the shipped bundle was computed on a GPU (`--out` lets such a run write elsewhere).
@@ -35,7 +35,7 @@ from explorer.scoring.runner import score_example  # noqa: E402
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--methods", default="salience", help="comma-separated detectors")
+    parser.add_argument("--detectors", default="salience", help="comma-separated detectors")
     parser.add_argument("--data", type=Path, nargs="+", default=[SAMPLE_EXAMPLES])
     parser.add_argument("--out", type=Path, default=SHIPPED_SCORES)
     parser.add_argument("--model", help="causal LM for model-based detectors (default: the packaged one)")
@@ -50,7 +50,7 @@ def main() -> int:
     suffix = f"-{part}of{parts}" if parts > 1 else ""
     cache = ResultCache(seeds=[])
     args.out.mkdir(parents=True, exist_ok=True)
-    for name in args.methods.split(","):
+    for name in args.detectors.split(","):
         options = {"model": args.model} if args.model and detectors.spec(name).uses_model else {}
         detector = detectors.create(name, **options)
         entries = []

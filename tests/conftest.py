@@ -51,7 +51,7 @@ def perspectrum_file(tmp_path_factory) -> Path:
     """Today's Perspectrum build (`explorer build-data`, seed 0) as a file; skipped without the shared data."""
     from explorer.data import perspectrum
     from explorer.data.jsonl import write_jsonl
-    from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+    from explorer.data.shared_data import SharedDataNotFoundError, shared_data_dir
 
     try:
         folder = shared_data_dir("perspectrum") / "perspectrum"
@@ -67,7 +67,7 @@ def written_file(tmp_path_factory) -> Path:
     """Today's team-written corpus build (`python -m explorer.data.written --out`); skipped without the shared data."""
     from explorer.data import written
     from explorer.data.jsonl import write_jsonl
-    from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+    from explorer.data.shared_data import SharedDataNotFoundError, shared_data_dir
 
     try:
         folder = shared_data_dir("perspectrum") / "perspectrum"

@@ -20,7 +20,7 @@ HOSTILE = "<script>alert(1)</script>"
 
 def test_a_record_gives_verdicts_scores_and_a_report_that_renders_and_saves(tmp_path, record):
     record = dict(record, response=record["response"] + " " + HOSTILE)
-    found = explorer.inspect(record, methods=["rouge"])
+    found = explorer.inspect(record, detectors=["rouge"])
     assert isinstance(found, explorer.Inspection)
     assert list(found.results) == ["rouge"]  # the verdict detector is scored, but not listed as chosen
     assert found.judge.detector == detectors.VERDICT_DETECTOR
@@ -50,7 +50,7 @@ def test_a_file_gives_one_inspection_per_good_line_and_reports_the_bad_ones(tmp_
     path.write_text(jsonl(record, "{not json", second), encoding="utf-8")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        many = explorer.inspect(path, methods="rouge")
+        many = explorer.inspect(path, detectors="rouge")
     assert [f.example.id for f in many] == ["r1", "r2"]
     assert len(many.problems) == 1 and "line 2" in str(many.problems[0])
     assert any("1 line(s) could not be read" in str(w.message) for w in caught)
@@ -61,7 +61,7 @@ def test_a_file_gives_one_inspection_per_good_line_and_reports_the_bad_ones(tmp_
 
 def test_bad_input_says_what_is_wrong(tmp_path, record):
     with pytest.raises(detectors.UnknownDetectorError, match="available: rouge"):
-        explorer.inspect(record, methods=["nope"])
+        explorer.inspect(record, detectors=["nope"])
     with pytest.raises(InvalidExample, match="response"):
         explorer.inspect({k: v for k, v in record.items() if k != "response"})
     with pytest.raises(FileNotFoundError, match="no such JSON Lines file"):

@@ -75,7 +75,7 @@ def test_candidates_are_every_key_point_of_the_same_topic_and_stance():
 
 @pytest.mark.skipif(DATA is None, reason="ArgKP is not in ../shared/data")
 def test_bench_prints_strict_and_relaxed_map_per_detector(capsys):
-    assert main(["--limit", "3", "--methods", "rouge", "--no-cache"]) == 0
+    assert main(["--limit", "3", "--detectors", "rouge", "--no-cache"]) == 0
     out = capsys.readouterr().out
     assert "ArgKP dev: 24 arguments" in out and "8 topic-stance groups" in out
     row = next(line for line in out.splitlines() if line.startswith("ROUGE-1"))

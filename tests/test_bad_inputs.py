@@ -123,7 +123,7 @@ def test_a_bad_scores_line_is_named_and_left_out_and_the_rest_used(case):
 @pytest.mark.parametrize("case", SCORES_CASES[:3], ids=case_id)
 def test_eval_reports_a_bad_scores_line_exits_1_and_scores_that_example_itself(case, tmp_path, capsys):
     out = tmp_path / "report"
-    command = ["eval", str(EXAMPLES), "--scores", str(case.path), "--methods", "rouge", "--out", str(out), "--quiet"]
+    command = ["eval", str(EXAMPLES), "--scores", str(case.path), "--detectors", "rouge", "--out", str(out), "--quiet"]
     assert main(command) == 1
     assert capsys.readouterr().err.splitlines()[0] == f"{case.path}: {case.error}"
     assert (tmp_path / "report.json").is_file()

@@ -53,9 +53,9 @@ def test_validate_exit_codes(data_file, tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
 
 
-def test_unknown_method_is_a_usage_error_listing_the_valid_ones(data_file, tmp_path, capsys):
+def test_unknown_detector_is_a_usage_error_listing_the_valid_ones(data_file, tmp_path, capsys):
     with pytest.raises(SystemExit) as exited:
-        main(["score", str(data_file), "--methods", "rouge,nope", "--out", str(tmp_path / "o.jsonl")])
+        main(["score", str(data_file), "--detectors", "rouge,nope", "--out", str(tmp_path / "o.jsonl")])
     assert exited.value.code == 2
     assert "unknown detector 'nope'; available: rouge" in capsys.readouterr().err
 
@@ -82,7 +82,7 @@ def test_a_model_path_that_names_no_model_is_a_usage_error(data_file, tmp_path, 
             [
                 "score",
                 str(data_file),
-                "--methods",
+                "--detectors",
                 "salience",
                 "--model",
                 str(tmp_path / "nope.gguf"),
@@ -109,7 +109,7 @@ def test_train_writes_an_alignment_classifier_the_detector_then_finds(tmp_path, 
 
 
 def test_step_settings_for_the_alignment_classifier_are_a_usage_error(capsys):
-    assert main(["train", "--method", "alignment_classifier", "--task", "coverage", "--steps", "5"]) == 2
+    assert main(["train", "--detector", "alignment_classifier", "--task", "coverage", "--steps", "5"]) == 2
     assert "do not apply to the alignment classifier" in capsys.readouterr().err
 
 
@@ -136,11 +136,20 @@ def test_eval_refuses_a_report_path_that_is_the_data_or_the_scores(data_file, tm
     markdown = tmp_path / "data.md"
     markdown.write_text(data_file.read_text(encoding="utf-8"), encoding="utf-8")
     before = markdown.read_bytes()
-    assert main(["eval", str(markdown), "--methods", "rouge", "--out", str(markdown), "--quiet"]) == 2
+    assert main(["eval", str(markdown), "--detectors", "rouge", "--out", str(markdown), "--quiet"]) == 2
     assert markdown.read_bytes() == before
     scores = tmp_path / "scores.json"
     scores.write_text("", encoding="utf-8")
-    command = ["eval", str(data_file), "--scores", str(scores), "--methods", "rouge", "--out", str(tmp_path / "scores")]
+    command = [
+        "eval",
+        str(data_file),
+        "--scores",
+        str(scores),
+        "--detectors",
+        "rouge",
+        "--out",
+        str(tmp_path / "scores"),
+    ]
     assert main([*command, "--quiet"]) == 2
     assert scores.read_text(encoding="utf-8") == ""
 
@@ -167,7 +176,7 @@ def test_synth_refuses_to_write_over_its_input(data_file):
 )
 def test_eval_numeric_options_out_of_range_exit_2(data_file, tmp_path, capsys, option, value, message):
     with pytest.raises(SystemExit) as exited:
-        main(["eval", str(data_file), "--methods", "rouge", "--out", str(tmp_path / "r"), option, value])
+        main(["eval", str(data_file), "--detectors", "rouge", "--out", str(tmp_path / "r"), option, value])
     assert exited.value.code == 2
     assert f"argument {option}: {message}" in capsys.readouterr().err
     assert not (tmp_path / "r.md").exists()
@@ -212,12 +221,14 @@ def fake_gguf(folder):
         (fake_gguf, "is not a GGUF file"),
     ],
 )
-@pytest.mark.parametrize("method", ["salience", "classifier", "classifier_prompt"])
-def test_an_unusable_model_is_a_usage_error_and_nothing_is_written(data_file, tmp_path, capsys, make, reason, method):
+@pytest.mark.parametrize("detector_name", ["salience", "classifier", "classifier_prompt"])
+def test_an_unusable_model_is_a_usage_error_and_nothing_is_written(
+    data_file, tmp_path, capsys, make, reason, detector_name
+):
     model = make(tmp_path / "model")
     out = tmp_path / "scores.jsonl"
     out.write_text(OLD_SCORES, encoding="utf-8")
-    assert main(["score", str(data_file), "--methods", method, "--model", str(model), "--out", str(out)]) == 2
+    assert main(["score", str(data_file), "--detectors", detector_name, "--model", str(model), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert reason in err and "Traceback" not in err
     assert out.read_text(encoding="utf-8") == OLD_SCORES
@@ -232,7 +243,7 @@ OLD_SCORES = '{"id": "old", "scores": {}}\n'
 
 def test_quiet_score_prints_nothing_not_even_the_libraries_loading_bars(data_file, tmp_path):
     out = tmp_path / "out.jsonl"
-    run = explorer("score", str(data_file), "--methods", "semantic", "--out", str(out), "--quiet")
+    run = explorer("score", str(data_file), "--detectors", "semantic", "--out", str(out), "--quiet")
     stdout, stderr = run.communicate(timeout=300)
     assert run.returncode == 0
     assert (stdout, stderr) == ("", "")
@@ -240,24 +251,24 @@ def test_quiet_score_prints_nothing_not_even_the_libraries_loading_bars(data_fil
 
 
 def test_quiet_eval_prints_nothing_when_nothing_is_wrong(data_file, tmp_path, capsys):
-    assert main(["eval", str(data_file), "--methods", "rouge", "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    assert main(["eval", str(data_file), "--detectors", "rouge", "--out", str(tmp_path / "r"), "--quiet"]) == 0
     assert capsys.readouterr() == ("", "")
     assert (tmp_path / "r.md").is_file() and (tmp_path / "r.json").is_file()
 
 
-def test_salience_settings_that_do_not_fit_the_method_are_usage_errors(data_file, tmp_path, capsys):
+def test_salience_settings_that_do_not_fit_the_attribution_are_usage_errors(data_file, tmp_path, capsys):
     out = str(tmp_path / "o.jsonl")
     with pytest.raises(SystemExit) as exited:
-        main(["score", str(data_file), "--methods", "salience", "--salience-method", "lime", "--out", out])
+        main(["score", str(data_file), "--detectors", "salience", "--salience-method", "lime", "--out", out])
     assert exited.value.code == 2 and "invalid choice: 'lime'" in capsys.readouterr().err
-    assert main(["score", str(data_file), "--methods", "salience", "--salience-steps", "8", "--out", out]) == 2
+    assert main(["score", str(data_file), "--detectors", "salience", "--salience-steps", "8", "--out", out]) == 2
     assert "salience: grad_x_input has no setting steps (its settings: none)" in capsys.readouterr().err
 
 
 @pytest.mark.slow
-def test_score_computes_salience_with_the_chosen_method(data_file, tmp_path):
+def test_score_computes_salience_with_the_chosen_attribution(data_file, tmp_path):
     out, cache = tmp_path / "out.jsonl", tmp_path / "cache"
-    command = ["score", str(data_file), "--methods", "salience", "--salience-method", "argument_ablation"]
+    command = ["score", str(data_file), "--detectors", "salience", "--salience-attribution", "argument_ablation"]
     assert main([*command, "--out", str(out), "--cache-dir", str(cache), "--quiet"]) == 0
     assert all(0 <= line["scores"]["salience"]["hallucination"] <= 1 for line in read_lines(out))
     cached = [json.loads(path.read_text()) for path in (cache / "results" / "salience").rglob("*.json")]

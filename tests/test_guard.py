@@ -54,7 +54,7 @@ def clashing(tmp_path: Path, data: Path) -> dict[str, list[str]]:
     return {
         "validate": [],
         "score": ["score", str(data), "--out", str(data)],
-        "eval": ["eval", str(report), "--methods", "rouge", "--out", str(tmp_path / "report")],
+        "eval": ["eval", str(report), "--detectors", "rouge", "--out", str(tmp_path / "report")],
         "synth": ["synth", str(data), "--out", str(data)],
         "train": ["train", "--task", "coverage", "--data", str(data), "--out", str(data)],
         "generate": ["generate", str(data), "--out", str(data)],

@@ -39,7 +39,7 @@ def load(path: Path) -> LoadResult:
     return loaded
 
 
-def method_names(value: str) -> list[str]:
+def parse_detector_names(value: str) -> list[str]:
     chosen = [name.strip() for name in value.split(",") if name.strip()]
     for name in chosen:
         try:
@@ -53,13 +53,13 @@ def method_names(value: str) -> list[str]:
 
 def detector_options(names: Sequence[str], model: str | None, salience: dict | None = None) -> dict[str, dict]:
     """Each detector's constructor options: `model` (`detectors.create` gives it only to those
-    that run a language model) and, for the salience detector, its method and settings."""
+    that run a language model) and, for the salience detector, its attribution and settings."""
     return {name: {"model": model, **((salience or {}) if name == "salience" else {})} for name in names}
 
 
 def build_detectors(names: Sequence[str], model: str | None, salience: dict | None = None) -> list[detectors.Detector]:
     """Instantiate detectors by name; `model` goes to those that run a language model and
-    `salience` (method and its settings) to the salience detector.
+    `salience` (attribution and its settings) to the salience detector.
 
     A detector that cannot work with the chosen model (e.g. no classifier prompt was trained
     for it) or settings is a usage error with the detector's message, not a traceback.
@@ -116,17 +116,20 @@ def set_threads(args: argparse.Namespace, names: Sequence[str]) -> None:
 
 
 def salience_options(args: argparse.Namespace) -> dict:
-    options = {"method": args.salience_method, "steps": args.salience_steps, "samples": args.salience_samples}
+    options = {"attribution": args.salience_attribution, "steps": args.salience_steps, "samples": args.salience_samples}
     return {k: v for k, v in options.items() if v is not None}
 
 
 def add_salience_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("salience")
     group.add_argument(
+        "--salience-attribution",
         "--salience-method",
-        choices=list(attribution.METHODS),
-        help=f"attribution method of the salience detector (default: {attribution.DEFAULT_METHOD}, the paper's); "
-        + "; ".join(f"{m.name}: {m.title}" for m in attribution.METHODS.values()),
+        dest="salience_attribution",
+        choices=list(attribution.ATTRIBUTIONS),
+        help="attribution method of the salience detector (--salience-method is an accepted alias; default: "
+        f"{attribution.DEFAULT_ATTRIBUTION}, the paper's); "
+        + "; ".join(f"{m.name}: {m.title}" for m in attribution.ATTRIBUTIONS.values()),
     )
     group.add_argument(
         "--salience-steps",

@@ -158,7 +158,7 @@ def run_train_generator(args: argparse.Namespace) -> int:
     import torch
 
     from explorer.config import SAMPLE_DIR
-    from explorer.generation.npov import METHOD, TASK
+    from explorer.generation.npov import GENERATOR, STYLE
     from explorer.models.trained import user_trained_dir
     from explorer.training import TrainingInputError, TrainingRequest
     from explorer.training.generator import GeneratorTrainer, generator_examples
@@ -191,7 +191,7 @@ def run_train_generator(args: argparse.Namespace) -> int:
     except TrainingInputError as error:
         raise CliError(str(error), EXIT_USAGE) from error
     record["data"] = [path.name for path in paths]
-    out = args.out or user_trained_dir(METHOD, record["model"], TASK)
+    out = args.out or user_trained_dir(GENERATOR, record["model"], STYLE)
     try:
         trainer.save(model, record, out)
     except OSError as error:
@@ -359,7 +359,7 @@ def run_ablation(args: argparse.Namespace) -> int:
         + f"\nEvaluated on the {len(evaluated)} {split} examples of `{args.input.name}`.\n"
     )
     record = {
-        "method": args.ablation,
+        "method": args.ablation,  # the detector; the record's field keeps its name (saved ablation records)
         "data": str(args.input),
         "split": split,
         "stages": [

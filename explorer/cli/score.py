@@ -18,7 +18,7 @@ from explorer.cli.common import (
     CliError,
     add_salience_options,
     load,
-    method_names,
+    parse_detector_names,
     score_on_engine,
 )
 from explorer.cli.guard import Files, declare
@@ -40,7 +40,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def run_score(args: argparse.Namespace) -> int:
     loaded = load(args.input)
-    scored_examples = score_on_engine(args, [(example, args.methods) for example in loaded.examples])
+    scored_examples = score_on_engine(args, [(example, args.detectors) for example in loaded.examples])
     failures = 0
     # The output is created before scoring, so an unwritable one fails at once, not hours later.
     with (
@@ -87,7 +87,7 @@ def run_eval(args: argparse.Namespace) -> int:
     results, failures = given.results, given.failures
     examples = [e for e in loaded.examples if args.split is None or e.split == args.split]
     missing = {
-        e.id: [m for m in args.methods if m not in results.get(e.id, {}) and m not in failures.get(e.id, {})]
+        e.id: [m for m in args.detectors if m not in results.get(e.id, {}) and m not in failures.get(e.id, {})]
         for e in examples
     }
     to_score = [e for e in examples if missing[e.id]]
@@ -100,11 +100,11 @@ def run_eval(args: argparse.Namespace) -> int:
             failures.setdefault(scored.example.id, {}).update(scored.errors)
     for example_id, errors in failures.items():
         for name, message in errors.items():
-            if name in args.methods:
+            if name in args.detectors:
                 print(f"{example_id}: {name}: {message}", file=sys.stderr)
 
     settings = auc.Settings(n_bootstrap=args.bootstrap, alpha=args.alpha, seed=args.seed)
-    evaluated = auc.evaluate(examples, results, args.methods, settings)
+    evaluated = auc.evaluate(examples, results, args.detectors, settings)
     split = f", {args.split} split" if args.split else ""
     description = f"Data: `{args.input.name}`{split}."
     markdown_text = report.markdown(evaluated, title=f"Evaluation of {args.input.name}", description=description)
@@ -129,10 +129,13 @@ def add_parsers(commands) -> None:
     score = commands.add_parser("score", help="score examples with one or more detectors")
     score.add_argument("input", type=Path)
     score.add_argument(
+        "--detectors",
         "--methods",
-        type=method_names,
+        dest="detectors",
+        type=parse_detector_names,
         default=["rouge"],
-        help=f"comma-separated detectors: {', '.join(detectors.names())} (default: rouge)",
+        help=f"comma-separated detectors: {', '.join(detectors.names())} (default: rouge; --methods is an accepted "
+        "alias)",
     )
     score.add_argument("--out", type=Path, required=True, help="output JSON Lines file")
     score.add_argument("--model", help="causal LM for model-based detectors: a local HF folder or a .gguf file")
@@ -150,10 +153,13 @@ def add_parsers(commands) -> None:
     evaluate.add_argument("input", type=Path, help="JSON Lines examples with labels")
     evaluate.add_argument("--scores", type=Path, help="`explorer score` output to use; missing scores are computed")
     evaluate.add_argument(
+        "--detectors",
         "--methods",
-        type=method_names,
+        dest="detectors",
+        type=parse_detector_names,
         default=detectors.names(),
-        help=f"comma-separated detectors (default: all: {', '.join(detectors.names())})",
+        help=f"comma-separated detectors (default: all: {', '.join(detectors.names())}; --methods is an accepted "
+        "alias)",
     )
     evaluate.add_argument("--out", type=Path, required=True, help="report path: writes REPORT.md and REPORT.json")
     evaluate.add_argument("--split", choices=("train", "dev", "test"), help="evaluate only the examples of this split")

@@ -66,7 +66,7 @@ def run_train(args: argparse.Namespace) -> int:
     from explorer.training import TrainingInputError, TrainingRequest
     from explorer.training.data import target, training_examples
 
-    trainer = detectors.trainer(args.method)
+    trainer = detectors.trainer(args.detector)
     paths = args.data or [SAMPLE_DIR / "synthetic.jsonl"]
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -80,11 +80,11 @@ def run_train(args: argparse.Namespace) -> int:
     if given and trainer.no_step_options:
         raise CliError(
             f"--steps, --batch-size, --lr and --eval-every do not apply to the "
-            f"{detectors.spec(args.method).title.lower()} ({trainer.no_step_options})",
+            f"{detectors.spec(args.detector).title.lower()} ({trainer.no_step_options})",
             EXIT_USAGE,
         )
     print(
-        f"training the {args.task} {args.method} on {len(train_set)} examples ({'+'.join(splits)}), "
+        f"training the {args.task} {args.detector} on {len(train_set)} examples ({'+'.join(splits)}), "
         f"dev {len(dev_set)}, {torch.get_num_threads()} thread(s)",
         file=sys.stderr,
     )
@@ -103,7 +103,7 @@ def run_train(args: argparse.Namespace) -> int:
     except TrainingInputError as error:
         raise CliError(str(error), EXIT_USAGE) from error
     record["data"] = [path.name for path in paths]
-    out = args.out or user_trained_dir(args.method, record["model"], args.task)
+    out = args.out or user_trained_dir(args.detector, record["model"], args.task)
     try:
         trainer.save(model, record, out)
     except OSError as error:
@@ -149,16 +149,18 @@ def add_parsers(commands) -> None:
         "--task",
         choices=("hallucination", "coverage", "generator"),
         required=True,
-        help="an error type (trains --method), or generator: the NPOV response generator's LoRA adapter (§2.1)",
+        help="an error type (trains --detector), or generator: the NPOV response generator's LoRA adapter (§2.1)",
     )
     train.add_argument(
+        "--detector",
         "--method",
+        dest="detector",
         choices=detectors.trainable(),
         default="classifier_prompt",
         help="classifier_prompt: 5-token soft prompt on the language model (the paper's); alignment_classifier: "
         "logistic regression on MiniLM alignment features (seconds); cross_encoder: LoRA adapter and head on "
         "all-MiniLM-L6-v2 (default: classifier_prompt; the fine-tuned classifier trains with "
-        "python -m explorer.training.classifier)",
+        "python -m explorer.training.classifier; --method is an accepted alias)",
     )
     train.add_argument(
         "--data",

@@ -44,7 +44,7 @@ from pathlib import Path
 from explorer import console
 from explorer.data.example import Example, Labels, Perspective
 from explorer.data.jsonl import write_jsonl
-from explorer.data.perspectrum_claims import ALLOWED_SPLITS, Claim, load_claims
+from explorer.data.perspectrum_claims import ALLOWED_SPLITS, PerspectrumClaim, load_claims
 from explorer.data.perspectrum_responses import QUERIES, Casing, compose
 from explorer.data.synthetic import make_coverage_error, make_hallucination, with_verbalizations
 from explorer.files import check_output
@@ -57,7 +57,7 @@ def _rng(seed: int, *keys) -> random.Random:
     return random.Random("\n".join(map(str, (seed, *keys))))
 
 
-def clean_example(claim: Claim, variant: int, seed: int, casing: Casing) -> Example | None:
+def clean_example(claim: PerspectrumClaim, variant: int, seed: int, casing: Casing) -> Example | None:
     """One error-free `paraphrased` example of the claim, or None when it has under two usable clusters."""
     rng = _rng(seed, claim.id, variant)
     usable = {s: [c for c in claim.clusters if c.stance == s and len(c.members) >= 2] for s in ("pro", "con")}
@@ -110,7 +110,7 @@ def clean_example(claim: Claim, variant: int, seed: int, casing: Casing) -> Exam
     return with_verbalizations(example, spans)
 
 
-def coverage_pool(claim: Claim, example: Example) -> tuple[dict, dict]:
+def coverage_pool(claim: PerspectrumClaim, example: Example) -> tuple[dict, dict]:
     """Clusters of the claim that the example does not use, by (topic, perspective name): one
     seeded member each; and the pid of each such text."""
     used = {pid for entry in example.extra[SOURCE_FIELD]["arguments"] for pid in entry["cluster"]}

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.data.shared import shared_data_dir
+from explorer.data.shared_data import shared_data_dir
 
 ALLOWED_SPLITS = ("train", "dev")
 SPLIT_FILE = "dataset_split_v1.0.json"
@@ -39,7 +39,10 @@ class Cluster:
 
 
 @dataclass(frozen=True)
-class Claim:
+class PerspectrumClaim:
+    """One of Perspectrum's claims (what the app calls a topic) with its perspective clusters; not a
+    claim of a response (`explorer.text.claims.Claim`)."""
+
     id: int
     split: str
     text: str
@@ -66,7 +69,7 @@ def _normalize(text: str) -> str:
 
 def load_claims(
     splits: Sequence[str] = ALLOWED_SPLITS, folder: Path | None = None, *, isolate_dev: bool = True
-) -> list[Claim]:
+) -> list[PerspectrumClaim]:
     """The claims of `splits` (train and/or dev, never test) with their usable clusters."""
     splits = check_splits(splits)
     folder = perspectrum_dir(folder)
@@ -109,5 +112,5 @@ def load_claims(
                 members.append((pid, text))
             if members:
                 clusters.append(Cluster(stance, tuple(members)))
-        claims.append(Claim(int(record["cId"]), split, _normalize(record["text"]), tuple(clusters)))
+        claims.append(PerspectrumClaim(int(record["cId"]), split, _normalize(record["text"]), tuple(clusters)))
     return sorted(claims, key=lambda c: c.id)

@@ -41,7 +41,7 @@ from pathlib import Path
 from explorer.config import CHECKOUT
 from explorer.data.example import AMBIGUOUS_TYPES, Example, Labels, Perspective, UncoveredArgument
 from explorer.data.jsonl import write_jsonl
-from explorer.data.perspectrum_claims import Claim, load_claims
+from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.files import atomic_writer
 
 CORPUS_DIR = CHECKOUT / "training_data" / "written"
@@ -95,7 +95,9 @@ def _part(argument: str, part, where: str, field: str) -> tuple[int, int]:
     return _once(argument, part, where, field)
 
 
-def _perspectives(record: dict, claim: Claim, where: str) -> tuple[tuple[Perspective, ...], dict[str, tuple[int, int]]]:
+def _perspectives(
+    record: dict, claim: PerspectrumClaim, where: str
+) -> tuple[tuple[Perspective, ...], dict[str, tuple[int, int]]]:
     pids = record.get("pids")
     if not isinstance(pids, dict) or not pids:
         raise CorpusError(where, "pids", "must map argument names (pro-1, con-2, ...) to perspective ids")
@@ -180,7 +182,7 @@ def _labels(record: dict, example_perspectives, place, response: str, where: str
     )
 
 
-def to_example(record: dict, claims: dict[int, Claim], where: str, hand: str) -> Example:
+def to_example(record: dict, claims: dict[int, PerspectrumClaim], where: str, hand: str) -> Example:
     if not isinstance(record, dict):
         raise CorpusError(where, "record", "must be a JSON object")
     unknown = sorted(set(record) - RECORD_KEYS)

@@ -8,7 +8,7 @@ semantic alignment (`explorer.training.logistic` describes the model). Scores:
   P(dropped).
 
 The trained models ship in the package (`explorer/resources/alignment_classifier/`); one the
-user trained (`explorer train --method alignment_classifier`) for the same encoder comes first.
+user trained (`explorer train --detector alignment_classifier`) for the same encoder comes first.
 """
 
 from __future__ import annotations
@@ -36,13 +36,16 @@ class AlignmentClassifierDetector(Detector):
     def __init__(self, *, encoder: SentenceEncoder | None = None, encoder_path: str | None = None):
         self.encoder = encoder or shared_encoder(encoder_path)
         try:
-            self.models = {task: load(find_model(self.encoder.identity(), task)) for task in ERROR_TYPES}
+            self.models = {
+                error_type: load(find_model(self.encoder.identity(), error_type)) for error_type in ERROR_TYPES
+            }
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
 
     def config(self) -> dict:
         return {
-            task: {"weights": list(model.weights), "intercept": model.intercept} for task, model in self.models.items()
+            error_type: {"weights": list(model.weights), "intercept": model.intercept}
+            for error_type, model in self.models.items()
         }
 
     def model_identity(self) -> str:
@@ -56,7 +59,9 @@ class AlignmentClassifierDetector(Detector):
             alignment = align(example, self.encoder)
         except TooLongError as error:
             raise DetectorError(str(error)) from error
-        unsupported, dropped = (self.models[task].p_error(features(example, alignment, task)) for task in ERROR_TYPES)
+        unsupported, dropped = (
+            self.models[error_type].p_error(features(example, alignment, error_type)) for error_type in ERROR_TYPES
+        )
         return DetectorResult.from_units(
             self,
             example,
@@ -65,8 +70,8 @@ class AlignmentClassifierDetector(Detector):
         )
 
 
-METHOD = "alignment_classifier"
-SHIPPED_MODELS = shipped_weights(METHOD)
+DETECTOR = "alignment_classifier"
+SHIPPED_MODELS = shipped_weights(DETECTOR)
 FEATURES = {
     "hallucination": (
         "best argument similarity",
@@ -90,11 +95,11 @@ def _share(stems: frozenset[str], found_in: frozenset[str]) -> float:
     return len(stems & found_in) / len(stems) if stems else 1.0
 
 
-def features(example: Example, alignment: Alignment, task: str) -> np.ndarray:
-    """One row per unit (claims for hallucination, arguments for coverage), columns `FEATURES[task]`."""
+def features(example: Example, alignment: Alignment, error_type: str) -> np.ndarray:
+    """One row per unit (claims for hallucination, arguments for coverage), columns `FEATURES[error_type]`."""
     arguments = [frozenset(DEFAULT_SEGMENTER.content_stems(text)) for _, _, text in example.arguments()]
     claims = [frozenset(DEFAULT_SEGMENTER.content_stems(claim.text)) for claim in alignment.claims]
-    if task == "hallucination":
+    if error_type == "hallucination":
         everything = frozenset().union(*arguments)
         last = len(claims) - 1
         rows = [
@@ -119,16 +124,16 @@ def features(example: Example, alignment: Alignment, task: str) -> np.ndarray:
             ]
             for row, stems in enumerate(arguments)
         ]
-    return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES[task]))
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES[error_type]))
 
 
-def find_model(encoder_identity: str, task: str) -> Path:
-    """The model for this encoder and task (`explorer.models.trained.find_trained`)."""
-    return find_trained(METHOD, encoder_identity, task, SHIPPED_MODELS)
+def find_model(encoder_identity: str, error_type: str) -> Path:
+    """The model for this encoder and error type (`explorer.models.trained.find_trained`)."""
+    return find_trained(DETECTOR, encoder_identity, error_type, SHIPPED_MODELS)
 
 
 def load(directory: Path) -> LogisticHead:
     model = LogisticHead.load(directory)
-    if model.features != FEATURES[model.task]:
+    if model.features != FEATURES[model.error_type]:
         raise ValueError(f"{directory} was trained on other features ({', '.join(model.features)}); retrain it")
     return model

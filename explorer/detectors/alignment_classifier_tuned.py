@@ -7,7 +7,7 @@ from pathlib import Path
 
 from explorer.config import shipped_weights
 from explorer.data.labels import ERROR_TYPES
-from explorer.detectors.alignment_classifier import METHOD, AlignmentClassifierDetector, load
+from explorer.detectors.alignment_classifier import DETECTOR, AlignmentClassifierDetector, load
 from explorer.detectors.base import DetectorError
 from explorer.models.encoder import SentenceEncoder
 from explorer.models.matcher import MatcherNotFoundError, shared_matcher_encoder
@@ -25,7 +25,8 @@ class AlignmentClassifierTunedDetector(AlignmentClassifierDetector):
         try:
             self.encoder = encoder or shared_matcher_encoder(adapter_dir)
             self.models = {
-                task: load(find_trained(METHOD, self.encoder.identity(), task, SHIPPED)) for task in ERROR_TYPES
+                error_type: load(find_trained(DETECTOR, self.encoder.identity(), error_type, SHIPPED))
+                for error_type in ERROR_TYPES
             }
         except (TrainedNotFoundError, MatcherNotFoundError) as error:
             raise DetectorError(str(error)) from error

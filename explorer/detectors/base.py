@@ -133,15 +133,15 @@ class DetectorResult:
             details=details or {},
         )
 
-    def problem(self, example: Example | None = None, method: str | None = None) -> str | None:
+    def problem(self, example: Example | None = None, detector_name: str | None = None) -> str | None:
         """The first way this result is malformed or does not fit `example`, naming the field as
-        `explorer score` writes it (under `method` when given); None when there is none.
+        `explorer score` writes it (under `detector_name` when given); None when there is none.
 
         Every score is a finite number in [0, 1]; with the example, `per_perspective` names
         exactly its perspectives and every word span lies inside its text. The cache and
         `eval --scores` use no result that fails this.
         """
-        within = f"{method}." if method else ""
+        within = f"{detector_name}." if detector_name else ""
         numbers = [(f"scores.{within}hallucination", self.hallucination), (f"scores.{within}coverage", self.coverage)]
         numbers += [(f"scores.{within}per_perspective.{name}", v) for name, v in self.per_perspective.items()]
         numbers += [(f"words.{within}response[{i}]", w.score) for i, w in enumerate(self.response_words)]

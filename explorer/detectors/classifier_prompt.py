@@ -17,7 +17,7 @@ word-level proxy (occlusion, gradients) would be another method. Word lists stay
 
 The soft prompts ship in the package for the default model (SmolLM2-135M-Instruct); a prompt
 the user trained for the chosen model (`explorer train`, saved in the cache) comes first. A
-model without prompts for both tasks is a `DetectorError` at construction, naming what to run.
+model without prompts for both error types is a `DetectorError` at construction, naming what to run.
 """
 
 from __future__ import annotations
@@ -45,7 +45,9 @@ class PromptClassifierDetector(Detector):
     def __init__(self, model: str | None = None):
         self.language_model = load_language_model(model)
         try:
-            prompt_dirs = {task: find_prompt(self.language_model.identity, task) for task in ERROR_TYPES}
+            prompt_dirs = {
+                error_type: find_prompt(self.language_model.identity, error_type) for error_type in ERROR_TYPES
+            }
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
         self.classifier = SoftPromptClassifier(self.language_model, prompt_dirs)
@@ -54,7 +56,9 @@ class PromptClassifierDetector(Detector):
         return {"prompts": dict(self.classifier.digests), "per_perspective": "coverage classifier per perspective"}
 
     def model_identity(self) -> str:
-        prompts = ",".join(f"{task}:{digest[:16]}" for task, digest in sorted(self.classifier.digests.items()))
+        prompts = ",".join(
+            f"{error_type}:{digest[:16]}" for error_type, digest in sorted(self.classifier.digests.items())
+        )
         return f"{self.language_model.identity}+prompts({prompts})"
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
@@ -62,10 +66,10 @@ class PromptClassifierDetector(Detector):
         total = 2 + (len(example.perspectives) if several else 0)
         done = 0
 
-        def run(task: str, scored: Example) -> float:
+        def run(error_type: str, scored: Example) -> float:
             nonlocal done
             try:
-                value = self.classifier.p_error(scored, task)
+                value = self.classifier.p_error(scored, error_type)
             except PromptTooLongError as error:
                 raise DetectorError(str(error)) from error
             done += 1
@@ -90,11 +94,11 @@ class PromptClassifierDetector(Detector):
         )
 
 
-METHOD = "classifier_prompt"
+DETECTOR = "classifier_prompt"
 NUM_VIRTUAL_TOKENS = 5
 
 
-SHIPPED_PROMPTS = shipped_weights(METHOD)
+SHIPPED_PROMPTS = shipped_weights(DETECTOR)
 
 
 def label_token_ids(tokenizer) -> tuple[int, int]:
@@ -118,9 +122,9 @@ class PromptTooLongError(ValueError):
         self.context_length = context_length
 
 
-def input_ids(language_model: LanguageModel, example: Example, task: str) -> torch.Tensor:
+def input_ids(language_model: LanguageModel, example: Example, error_type: str) -> torch.Tensor:
     """Token ids of the classifier prompt, shape (1, length); raises PromptTooLongError."""
-    text = classifier_prompt(example, language_model.tokenizer, task).text
+    text = classifier_prompt(example, language_model.tokenizer, error_type).text
     ids = language_model.tokenizer(text, add_special_tokens=False, return_tensors="pt").input_ids
     if ids.shape[1] + NUM_VIRTUAL_TOKENS > language_model.context_length:
         raise PromptTooLongError(ids.shape[1] + NUM_VIRTUAL_TOKENS, language_model.context_length)
@@ -134,28 +138,28 @@ def label_logits(peft_model, ids: torch.Tensor, label_ids: tuple[int, int]) -> t
 
 
 class SoftPromptClassifier:
-    """A frozen causal LM with one soft prompt per task (PEFT adapters named by task)."""
+    """A frozen causal LM with one soft prompt per error type (PEFT adapters named by error type)."""
 
     def __init__(self, language_model: LanguageModel, prompt_dirs: Mapping[str, Path]):
         from peft import PeftModel
 
         self.language_model = language_model
         self.label_ids = label_token_ids(language_model.tokenizer)
-        self.digests = {task: prompt_digest(directory) for task, directory in prompt_dirs.items()}
+        self.digests = {error_type: prompt_digest(directory) for error_type, directory in prompt_dirs.items()}
         peft_model = None
-        for task, directory in prompt_dirs.items():
+        for error_type, directory in prompt_dirs.items():
             if peft_model is None:
-                peft_model = PeftModel.from_pretrained(language_model.model, directory, adapter_name=task)
+                peft_model = PeftModel.from_pretrained(language_model.model, directory, adapter_name=error_type)
             else:
-                peft_model.load_adapter(directory, adapter_name=task)
+                peft_model.load_adapter(directory, adapter_name=error_type)
         self.peft_model = peft_model.eval()
         self._lock = threading.Lock()  # the active adapter is state shared by all callers
 
-    def p_error(self, example: Example, task: str) -> float:
-        """P("No"): the probability that `example` has an error of type `task`."""
-        ids = input_ids(self.language_model, example, task)
+    def p_error(self, example: Example, error_type: str) -> float:
+        """P("No"): the probability that `example` has an error of type `error_type`."""
+        ids = input_ids(self.language_model, example, error_type)
         with self._lock, torch.no_grad():
-            self.peft_model.set_adapter(task)
+            self.peft_model.set_adapter(error_type)
             logits = label_logits(self.peft_model, ids, self.label_ids)
         return float(torch.softmax(logits.double(), dim=0)[1])
 
@@ -165,6 +169,6 @@ def prompt_digest(directory: Path) -> str:
     return folder_digest(Path(directory))
 
 
-def find_prompt(model_identity: str, task: str) -> Path:
-    """The soft prompt for this model and task (`explorer.models.trained.find_trained`)."""
-    return find_trained(METHOD, model_identity, task, SHIPPED_PROMPTS)
+def find_prompt(model_identity: str, error_type: str) -> Path:
+    """The soft prompt for this model and error type (`explorer.models.trained.find_trained`)."""
+    return find_trained(DETECTOR, model_identity, error_type, SHIPPED_PROMPTS)

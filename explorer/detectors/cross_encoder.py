@@ -1,7 +1,7 @@
 """Cross-encoder detector: all-MiniLM-L6-v2 with LoRA adapters trained on synthetic errors.
 
 A learned alternative to the prompt-tuned classifier (`classifier`), trained on the same data
-(`explorer train --method cross_encoder`); see `explorer.training.cross_encoder` for the model. Scores:
+(`explorer train --detector cross_encoder`); see `explorer.training.cross_encoder` for the model. Scores:
 
 - `hallucination`: the highest P(unsupported) of a response sentence given all arguments;
 - `per_perspective[name]`: the highest P(uncovered) of the perspective's arguments given the
@@ -47,7 +47,10 @@ class CrossEncoderDetector(Detector):
         path = Path(encoder_path) if encoder_path else default_model_path()
         identity = encoder_identity(path)
         try:
-            adapters = {task: find_trained(self.trained_as, identity, task, self.shipped) for task in ERROR_TYPES}
+            adapters = {
+                error_type: find_trained(self.trained_as, identity, error_type, self.shipped)
+                for error_type in ERROR_TYPES
+            }
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
         self.model = CrossEncoder(adapters, path)
@@ -57,7 +60,7 @@ class CrossEncoderDetector(Detector):
         return {"adapters": dict(self.model.digests)}
 
     def model_identity(self) -> str:
-        adapters = ",".join(f"{task}:{digest[:16]}" for task, digest in sorted(self.model.digests.items()))
+        adapters = ",".join(f"{error_type}:{digest[:16]}" for error_type, digest in sorted(self.model.digests.items()))
         return f"{self.model.identity}+adapters({adapters})"
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
@@ -96,8 +99,8 @@ class Unit:
     key: tuple  # ("sentence", start, end) or ("argument", perspective, argument)
 
 
-def units(example: Example, task: str) -> list[Unit]:
-    if task == "hallucination":
+def units(example: Example, error_type: str) -> list[Unit]:
+    if error_type == "hallucination":
         arguments = curly_braces_arguments(example).text
         return [
             Unit(example.response[start:end], arguments, ("sentence", start, end))
@@ -112,7 +115,7 @@ def adapter_digest(directory: Path) -> str:
 
 
 class CrossEncoder:
-    """The encoder with one trained adapter per task (PEFT adapters named by task)."""
+    """The encoder with one trained adapter per error type (PEFT adapters named by error type)."""
 
     def __init__(
         self,
@@ -132,17 +135,17 @@ class CrossEncoder:
         # the shared 2-core machines this project runs on.
         self.threads = threads
         self.identity = encoder_identity(self.model_path)
-        self.digests = {task: adapter_digest(directory) for task, directory in adapter_dirs.items()}
+        self.digests = {error_type: adapter_digest(directory) for error_type, directory in adapter_dirs.items()}
         model = None
-        for task, directory in adapter_dirs.items():
+        for error_type, directory in adapter_dirs.items():
             if model is None:
-                model = PeftModel.from_pretrained(base, directory, adapter_name=task)
+                model = PeftModel.from_pretrained(base, directory, adapter_name=error_type)
             else:
-                model.load_adapter(directory, adapter_name=task)
+                model.load_adapter(directory, adapter_name=error_type)
         self.model = model.eval()
         self._lock = threading.Lock()  # the active adapter is state shared by all callers
 
-    def p_error(self, items: Sequence[Unit], task: str) -> np.ndarray:
+    def p_error(self, items: Sequence[Unit], error_type: str) -> np.ndarray:
         """P(error) of each unit, shape (len(items),)."""
         if not items:
             return np.zeros(0)
@@ -152,7 +155,7 @@ class CrossEncoder:
             if self.threads:
                 torch.set_num_threads(self.threads)
             try:
-                self.model.set_adapter(task)
+                self.model.set_adapter(error_type)
                 batches = range(0, len(encoded), self.batch_size)
                 return np.concatenate(
                     [pair_p_error(self.model, self.tokenizer, encoded[i : i + self.batch_size]) for i in batches]

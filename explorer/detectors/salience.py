@@ -14,7 +14,7 @@ Word-level error scores are 1 - a_i and 1 - b_j. Stop words are neither rows nor
 only the response tokens that overlap a content word are attributed (the other columns would
 be dropped after merging, and normalization is per column: skipping them is exact).
 App. C's variants are settings: `reduction` sum or negative entropy instead of max, and
-`method`, the attribution method (`explorer.detectors.ops.attribution`): gradient x input (the
+`attribution`, the attribution method (`explorer.detectors.ops.attribution`): gradient x input (the
 paper, default), gradient L2 norm, integrated gradients, or argument-level ablation / Shapley
 values through Captum.
 
@@ -41,7 +41,7 @@ from explorer.detectors.base import (
     ResponseWordScore,
 )
 from explorer.detectors.ops import aggregate
-from explorer.detectors.ops import attribution as salience_methods
+from explorer.detectors.ops import attribution as attributions
 from explorer.detectors.ops.salience_map import used_targets
 from explorer.models.identity import model_identity
 from explorer.models.language_model import LanguageModel, load_language_model, resolve_spec
@@ -65,7 +65,7 @@ def salience_inputs(
     segmenter: Segmenter = DEFAULT_SEGMENTER,
     targets: Sequence[int] | None = None,
     **options,
-) -> salience_methods.SalienceInputs:
+) -> attributions.SalienceInputs:
     """`example` as every attribution method reads it: the NPOV prompt and the response in
     `lm`'s tokens (or `tokenizer`'s), the arguments named as on Inspect ("pro 1"), and the
     response positions to attribute: `targets`, by default those that overlap a content word
@@ -78,7 +78,7 @@ def salience_inputs(
         words = segmenter.content_words(example.response)
         targets = used_targets(response_spans, [(w.start, w.end) for w in words])
     labels = [f"{example.perspectives[a.perspective].name} {a.argument + 1}" for a in prompt.arguments]
-    return salience_methods.SalienceInputs(
+    return attributions.SalienceInputs(
         **{
             "lm": lm,
             "prompt": prompt,
@@ -102,7 +102,7 @@ class SalienceDetector(Detector):
         self,
         model: str | None = None,
         *,
-        method: str = salience_methods.DEFAULT_METHOD,
+        attribution: str = attributions.DEFAULT_ATTRIBUTION,
         reduction: str = "max",
         target: str | None = None,
         chunk: int | None = None,
@@ -110,32 +110,36 @@ class SalienceDetector(Detector):
         **settings,
     ):
         """`target`: the attributed score, "logit" (the paper) or "log_prob"; default: the
-        method's first (the perturbation methods measure log-probabilities only). `settings`:
-        the method's own (`steps` for integrated gradients, `samples` for Shapley values)."""
-        self.attribution = salience_methods.get_method(method)
+        attribution's first (the perturbation attributions measure log-probabilities only). `settings`:
+        the attribution's own (`steps` for integrated gradients, `samples` for Shapley values)."""
+        self.attribution = attributions.get_attribution(attribution)
         if reduction not in aggregate.REDUCTIONS:
             raise ValueError(f"reduction must be one of {', '.join(aggregate.REDUCTIONS)}, got {reduction!r}")
         target = target or self.attribution.targets[0]
         if target not in self.attribution.targets:
-            raise ValueError(f"target of {method} must be one of {', '.join(self.attribution.targets)}, got {target!r}")
+            raise ValueError(
+                f"target of {attribution} must be one of {', '.join(self.attribution.targets)}, got {target!r}"
+            )
         unknown = set(settings) - set(self.attribution.settings)
         if unknown:
             known = ", ".join(self.attribution.settings) or "none"
-            raise ValueError(f"{method} has no setting {', '.join(sorted(unknown))} (its settings: {known})")
+            raise ValueError(f"{attribution} has no setting {', '.join(sorted(unknown))} (its settings: {known})")
         self.settings = {**self.attribution.settings, **{k: v for k, v in settings.items() if v is not None}}
         for name, value in self.settings.items():
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
         self.model_path = resolve_spec(model)
-        self.method, self.reduction, self.target = method, reduction, target
+        self.reduction, self.target = reduction, target
         self.chunk = chunk
         self.segmenter = segmenter
         self._load_lock = threading.Lock()
 
     def config(self) -> dict:
-        config = {"method": self.method, "reduction": self.reduction, "target": self.target, **self.settings}
-        # Results computed before methods had versions (the shipped ones) keep their keys: a
-        # method's version joins the key once it moves past "1".
+        # The stored key stays "method" (and "method_version"): the config is part of the cache
+        # key, and renaming it would orphan the shipped scores and every user's cached results.
+        config = {"method": self.attribution.name, "reduction": self.reduction, "target": self.target, **self.settings}
+        # Results computed before attributions had versions (the shipped ones) keep their keys: an
+        # attribution's version joins the key once it moves past "1".
         if self.attribution.version != "1":
             config["method_version"] = self.attribution.version
         return config

@@ -22,7 +22,7 @@ The tagger reads at most 512 word pieces of arguments per window and refuses arg
 than that; without it the head still scores (its features at their training mean) and the
 word scores come from `FALLBACK_WORDS`. `details["evidence"]` says what each component's score
 added to the log-odds of each error type (`evidence`), which Inspect and the report show under
-the verdict. The model is about a kilobyte of JSON per task (`explorer/resources/stacked/<task>/`).
+the verdict. The model is about a kilobyte of JSON per error type (`explorer/resources/stacked/<error type>/`).
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.ops.logistic_head import LogisticHead
 
-METHOD = "stacked"
-SHIPPED = shipped_weights(METHOD)
+DETECTOR = "stacked"
+SHIPPED = shipped_weights(DETECTOR)
 COMPONENTS = ("rouge", "semantic", "semantic_tuned", "alignment_classifier_tuned", "tagger")
 FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
 OPTIONAL = ("tagger",)
@@ -113,7 +113,7 @@ def create_components() -> dict[str, Detector]:
 
 
 class StackedDetector(Detector):
-    name = METHOD
+    name = DETECTOR
     # 2: the Perspectrum-trained cross-encoder joins the components; 3: the tuned alignment classifier;
     # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too
     version = "4"
@@ -126,15 +126,17 @@ class StackedDetector(Detector):
         try:
             self.components = dict(components or create_components())
             self.models = dict(models or {})
-            for task in ERROR_TYPES:
-                if task not in self.models:
-                    self.models[task] = load(find_trained(METHOD, self.model_identity(), task, SHIPPED))
+            for error_type in ERROR_TYPES:
+                if error_type not in self.models:
+                    self.models[error_type] = load(find_trained(DETECTOR, self.model_identity(), error_type, SHIPPED))
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
 
     def config(self) -> dict:
         # The weights' digest: results and calibrations of a retrained model are not mixed up.
-        weights = json.dumps({task: model.to_dict() for task, model in sorted(self.models.items())}, sort_keys=True)
+        weights = json.dumps(
+            {error_type: model.to_dict() for error_type, model in sorted(self.models.items())}, sort_keys=True
+        )
         return {
             "weights": hashlib.sha256(weights.encode()).hexdigest()[:16],
             "response_words": RESPONSE_WORDS,
@@ -189,6 +191,6 @@ class StackedDetector(Detector):
                 **{key: value for key, value in results[ALIGNMENT].details.items() if key == "alignment"},
                 **({"left_out": dict(missing)} if missing else {}),
                 # Why the example scores as it does, for the verdict's explanation.
-                "evidence": {task: evidence(self.models[task], row) for task in ERROR_TYPES},
+                "evidence": {error_type: evidence(self.models[error_type], row) for error_type in ERROR_TYPES},
             },
         )

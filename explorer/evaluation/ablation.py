@@ -84,26 +84,26 @@ class StageResult:
 def run_ablation(
     examples: Sequence[Example],
     evaluated: Sequence[Example],
-    method: str,
+    detector_name: str,
     *,
     model: str | None = None,
     seed: int = 0,
     steps: dict | None = None,
     log: Callable[[str], None] = print,
 ) -> list[StageResult]:
-    """Train `method` for both error types at each stage on `examples`; score `evaluated`."""
-    trainer = detectors.trainer(method)
+    """Train `detector_name` for both error types at each stage on `examples`; score `evaluated`."""
+    trainer = detectors.trainer(detector_name)
     selection = [e for e in examples if e.split == "dev" and _clean_or_synthetic(e, _UNPARAPHRASED + _PARAPHRASED)]
     results = []
     for stage, train_set, held_out in stage_sets(examples):
         started = time.monotonic()
         log(f"{stage}: training on {len(train_set)} examples")
         with tempfile.TemporaryDirectory(prefix="explorer-ablation-") as folder, _cache_at(Path(folder)):
-            for task in ERROR_TYPES:
-                if len({target(e, task) for e in train_set}) < 2:
-                    raise ValueError(f"{stage}: the training set needs examples with and without a {task} error")
+            for error_type in ERROR_TYPES:
+                if len({target(e, error_type) for e in train_set}) < 2:
+                    raise ValueError(f"{stage}: the training set needs examples with and without a {error_type} error")
                 request = TrainingRequest(
-                    task=task,
+                    task=error_type,  # the trainer's task is this error type
                     train_set=train_set,
                     dev_set=selection,
                     dev_is_held_out=held_out,
@@ -113,10 +113,10 @@ def run_ablation(
                     log=lambda line: log(f"  {line}"),
                 )
                 trained, record = trainer.train(request)
-                trainer.save(trained, record, user_trained_dir(method, record["model"], task))
-            detector = detectors.create(method, model=model)  # finds the weights just saved
+                trainer.save(trained, record, user_trained_dir(detector_name, record["model"], error_type))
+            detector = detectors.create(detector_name, model=model)  # finds the weights just saved
         scored = {e.id: score_example(e, [detector], None).results for e in evaluated}
-        table = evaluate(evaluated, scored, [method], Settings(n_bootstrap=0), word_level=False)
+        table = evaluate(evaluated, scored, [detector_name], Settings(n_bootstrap=0), word_level=False)
         auc = {(c.error_type, c.slice): c.auc for c in table.example_cells}
         results.append(StageResult(stage, len(train_set), auc, time.monotonic() - started))
     return results
@@ -138,11 +138,11 @@ def _cache_at(folder: Path):
             os.environ["EXPLORER_CACHE_DIR"] = previous
 
 
-def markdown_table(results: Sequence[StageResult], method: str) -> str:
+def markdown_table(results: Sequence[StageResult], detector_name: str) -> str:
     """Stages as rows; ROC AUC (%) per error type and slice as columns, Table 2's layout."""
     columns = [(t, s.name, f"{'H' if t == 'hallucination' else 'C'}: {s.title}") for t in ERROR_TYPES for s in SLICES]
     lines = [
-        f"Training-data ablation of `{method}` (ROC AUC %, H: hallucination, C: coverage error)",
+        f"Training-data ablation of `{detector_name}` (ROC AUC %, H: hallucination, C: coverage error)",
         "",
         "| stage | train examples | " + " | ".join(title for _, _, title in columns) + " | seconds |",
         "|---|---:|" + "---:|" * len(columns) + "---:|",

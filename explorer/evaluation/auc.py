@@ -24,13 +24,13 @@ ambiguous (`labels.ambiguous` true or an `ambiguous_type` set make an example am
   synthetic sets hold only errors, their negatives are the organic / paraphrased clean ones).
 - A slice with no positives or no negatives has no AUC; it is reported as such, never as 0.5.
 
-**Significance.** Within each cell (error type x slice), the best method (highest AUC) is compared
+**Significance.** Within each cell (error type x slice), the best detector (highest AUC) is compared
 with each other one on the examples both scored, by DeLong's test for two correlated ROC curves
 (DeLong, DeLong & Clarke-Pearson 1988, *Biometrics* 44:837-845), computed with the midrank
 algorithm of Sun & Xu 2014 (*IEEE Signal Processing Letters* 21:1389-1393). The paper uses
-Hanley & McNeil 1983 instead, which needs the correlation of the two methods' scores looked up
+Hanley & McNeil 1983 instead, which needs the correlation of the two detectors' scores looked up
 in a table; DeLong's test estimates the same covariance nonparametrically. P-values are
-Bonferroni-corrected for the number of comparisons in the cell (methods - 1).
+Bonferroni-corrected for the number of comparisons in the cell (detectors - 1).
 
 **Confidence intervals**: percentile bootstrap, resampling positives and negatives separately
 (stratified, so every resample has both classes), with a fixed seed so reports are reproducible.
@@ -80,17 +80,17 @@ def example_score(result: DetectorResult, error_type: str) -> float:
 
 @dataclass(frozen=True)
 class AucCell:
-    """One method's ROC AUC on one slice for one error type, at example or word level.
+    """One detector's ROC AUC on one slice for one error type, at example or word level.
 
     `auc` is None when the slice cannot give one; `note` then says why. `p_value` compares the
-    method with the cell's best by DeLong's test, Bonferroni-corrected; `significantly_worse`
-    is `p_value < alpha`. `unscored` counts slice units the method gave no score for.
+    detector with the cell's best by DeLong's test, Bonferroni-corrected; `significantly_worse`
+    is `p_value < alpha`. `unscored` counts slice units the detector gave no score for.
     """
 
     level: str
     error_type: str
     slice: str
-    method: str
+    detector: str
     positives: int
     negatives: int
     auc: float | None
@@ -107,7 +107,7 @@ class AucCell:
             "level": self.level,
             "error_type": self.error_type,
             "slice": self.slice,
-            "method": self.method,
+            "method": self.detector,  # REPORT.json keeps its field names: saved reports stay readable
             "positives": self.positives,
             "negatives": self.negatives,
             "auc": self.auc,
@@ -140,7 +140,7 @@ def _no_auc_note(positives: int, negatives: int) -> str | None:
     return None
 
 
-def compare_methods(
+def compare_detectors(
     level: str,
     error_type: str,
     slice_name: str,
@@ -150,22 +150,22 @@ def compare_methods(
     *,
     with_inference: bool = True,
 ) -> list[AucCell]:
-    """AUC cells of every method on one slice, the best marked and the others tested against it.
+    """AUC cells of every detector on one slice, the best marked and the others tested against it.
 
     `with_inference=False` leaves out bootstrap intervals and tests (word level: see above).
-    Tests need two positives and two negatives scored by both methods (else `p_value` is None).
+    Tests need two positives and two negatives scored by both detectors (else `p_value` is None).
 
-    `labels`: unit -> gold label for every unit of the slice; `scores[method]`: unit -> score for
-    the units the method scored. Each method's AUC uses its scored units; each test uses the
-    units both methods scored.
+    `labels`: unit -> gold label for every unit of the slice; `scores[detector_name]`: unit -> score for
+    the units the detector scored. Each detector's AUC uses its scored units; each test uses the
+    units both detectors scored.
     """
     total_pos = sum(labels.values())
     total_neg = len(labels) - total_pos
     cells = []
-    for method, method_scores in scores.items():
-        units = [u for u in labels if u in method_scores and math.isfinite(method_scores[u])]
+    for detector_name, detector_scores in scores.items():
+        units = [u for u in labels if u in detector_scores and math.isfinite(detector_scores[u])]
         gold = [labels[u] for u in units]
-        values = [method_scores[u] for u in units]
+        values = [detector_scores[u] for u in units]
         positives = sum(gold)
         negatives = len(gold) - positives
         note = _no_auc_note(positives, negatives)
@@ -184,7 +184,16 @@ def compare_methods(
                 note = "no scores"
         cells.append(
             AucCell(
-                level, error_type, slice_name, method, positives, negatives, auc, ci, note, len(labels) - len(units)
+                level,
+                error_type,
+                slice_name,
+                detector_name,
+                positives,
+                negatives,
+                auc,
+                ci,
+                note,
+                len(labels) - len(units),
             )
         )
     scored = [c for c in cells if c.auc is not None]
@@ -192,23 +201,23 @@ def compare_methods(
         return cells
     best = max(scored, key=lambda c: c.auc)
     comparisons = len(scored) - 1
-    by_method = {}
+    by_detector = {}
     for cell in cells:
         if cell is best:
-            by_method[cell.method] = replace(cell, best=True)
+            by_detector[cell.detector] = replace(cell, best=True)
         elif cell.auc is not None and with_inference:
             common = [
                 u
                 for u in labels
-                if u in scores[best.method]
-                and u in scores[cell.method]
-                and math.isfinite(scores[best.method][u])
-                and math.isfinite(scores[cell.method][u])
+                if u in scores[best.detector]
+                and u in scores[cell.detector]
+                and math.isfinite(scores[best.detector][u])
+                and math.isfinite(scores[cell.detector][u])
             ]
             gold = [labels[u] for u in common]
             if 2 <= sum(gold) <= len(gold) - 2:
                 test = delong_test(
-                    gold, [scores[best.method][u] for u in common], [scores[cell.method][u] for u in common]
+                    gold, [scores[best.detector][u] for u in common], [scores[cell.detector][u] for u in common]
                 )
                 adjusted = bonferroni(test.p_value, comparisons)
                 cell = replace(
@@ -217,17 +226,17 @@ def compare_methods(
                     p_value_uncorrected=test.p_value,
                     significantly_worse=adjusted < settings.alpha,
                 )
-            by_method[cell.method] = cell
+            by_detector[cell.detector] = cell
         else:
-            by_method[cell.method] = cell
-    return [by_method[c.method] for c in cells]
+            by_detector[cell.detector] = cell
+    return [by_detector[c.detector] for c in cells]
 
 
 @dataclass(frozen=True)
 class Evaluation:
     """Every number of one evaluation run: example-level and word-level AUC cells and counts."""
 
-    methods: tuple[str, ...]
+    detectors: tuple[str, ...]
     n_examples: int
     settings: Settings
     example_cells: tuple[AucCell, ...]
@@ -236,23 +245,23 @@ class Evaluation:
     failures: Mapping[str, int] = field(default_factory=dict)
     span_cells: tuple[SpanCell, ...] = ()
 
-    def cell(self, level: str, error_type: str, slice_name: str, method: str) -> AucCell:
+    def cell(self, level: str, error_type: str, slice_name: str, detector_name: str) -> AucCell:
         cells = self.example_cells if level == "example" else self.word_cells
         for cell in cells:
-            if (cell.error_type, cell.slice, cell.method) == (error_type, slice_name, method):
+            if (cell.error_type, cell.slice, cell.detector) == (error_type, slice_name, detector_name):
                 return cell
-        raise KeyError((level, error_type, slice_name, method))
+        raise KeyError((level, error_type, slice_name, detector_name))
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "methods": list(self.methods),
+            "methods": list(self.detectors),  # REPORT.json's field name, kept for saved reports
             "n_examples": self.n_examples,
             "settings": {
                 "bootstrap_resamples": self.settings.n_bootstrap,
                 "confidence": self.settings.confidence,
                 "alpha": self.settings.alpha,
                 "seed": self.settings.seed,
-                "significance_test": "DeLong 1988 (paired), Bonferroni-corrected per cell, vs the cell's best method",
+                "significance_test": "DeLong 1988 (paired), Bonferroni-corrected per cell, vs the cell's best detector",
                 "interval": "percentile bootstrap, positives and negatives resampled separately",
             },
             "slices": {error_type: {s.name: s.describe(error_type) for s in SLICES} for error_type in ERROR_TYPES},
@@ -265,17 +274,17 @@ class Evaluation:
 
 
 def slice_scores(
-    members: Sequence[tuple[Example, bool]], results: Results, methods: Sequence[str], error_type: str
+    members: Sequence[tuple[Example, bool]], results: Results, detector_names: Sequence[str], error_type: str
 ) -> tuple[dict[str, bool], dict[str, dict[str, float]]]:
-    """Example-level gold labels and each method's scores on one slice, keyed by example id."""
+    """Example-level gold labels and each detector's scores on one slice, keyed by example id."""
     labels = {example.id: label for example, label in members}
     scores = {
-        method: {
-            example.id: example_score(results[example.id][method], error_type)
+        detector_name: {
+            example.id: example_score(results[example.id][detector_name], error_type)
             for example, _ in members
-            if method in results.get(example.id, {})
+            if detector_name in results.get(example.id, {})
         }
-        for method in methods
+        for detector_name in detector_names
     }
     return labels, scores
 
@@ -283,58 +292,59 @@ def slice_scores(
 def slice_word_scores(
     members: Sequence[tuple[Example, bool]],
     results: Results,
-    methods: Sequence[str],
+    detector_names: Sequence[str],
     error_type: str,
     segmenter: Segmenter = DEFAULT_SEGMENTER,
 ) -> tuple[dict[tuple, bool], dict[str, dict[tuple, float]]]:
-    """Word-level gold labels and each method's word scores on one slice (see module docstring)."""
+    """Word-level gold labels and each detector's word scores on one slice (see module docstring)."""
     labels: dict[tuple, bool] = {}
-    scores: dict[str, dict[tuple, float]] = {method: {} for method in methods}
+    scores: dict[str, dict[tuple, float]] = {detector_name: {} for detector_name in detector_names}
     for example, _ in members:
         if not has_word_labels(example, error_type):
             continue
         units = word_units(example, error_type, segmenter)
         labels.update((unit, label) for unit, (label, _) in units.items())
-        for method in methods:
-            result = results.get(example.id, {}).get(method)
+        for detector_name in detector_names:
+            result = results.get(example.id, {}).get(detector_name)
             if result is None:
                 continue
             by_span = word_scores(result, error_type)
-            scores[method].update((unit, by_span[key]) for unit, (_, key) in units.items() if key in by_span)
+            scores[detector_name].update((unit, by_span[key]) for unit, (_, key) in units.items() if key in by_span)
     return labels, scores
 
 
 def evaluate(
     examples: Sequence[Example],
     results: Results,
-    methods: Sequence[str],
+    detector_names: Sequence[str],
     settings: Settings = Settings(),
     *,
     word_level: bool = True,
 ) -> Evaluation:
-    """Table 1 (and the word-level table) for `methods` on `examples`."""
+    """Table 1 (and the word-level table) for `detector_names` on `examples`."""
     example_cells: list[AucCell] = []
     word_cells: list[AucCell] = []
     for error_type in ERROR_TYPES:
         for chosen in SLICES:
             members = slice_members(examples, error_type, chosen.name)
-            labels, scores = slice_scores(members, results, methods, error_type)
-            example_cells += compare_methods("example", error_type, chosen.name, labels, scores, settings)
+            labels, scores = slice_scores(members, results, detector_names, error_type)
+            example_cells += compare_detectors("example", error_type, chosen.name, labels, scores, settings)
             if word_level:
-                labels, scores = slice_word_scores(members, results, methods, error_type)
-                word_cells += compare_methods(
+                labels, scores = slice_word_scores(members, results, detector_names, error_type)
+                word_cells += compare_detectors(
                     "word", error_type, chosen.name, labels, scores, settings, with_inference=False
                 )
     failures = {
-        method: sum(1 for example in examples if method not in results.get(example.id, {})) for method in methods
+        detector_name: sum(1 for example in examples if detector_name not in results.get(example.id, {}))
+        for detector_name in detector_names
     }
     return Evaluation(
-        methods=tuple(methods),
+        detectors=tuple(detector_names),
         n_examples=len(examples),
         settings=settings,
         example_cells=tuple(example_cells),
         word_cells=tuple(word_cells),
         left_out={error_type: left_out_reasons(examples, error_type) for error_type in ERROR_TYPES},
-        failures={method: count for method, count in failures.items() if count},
-        span_cells=tuple(span_cells(examples, results, methods)) if word_level else (),
+        failures={detector_name: count for detector_name, count in failures.items() if count},
+        span_cells=tuple(span_cells(examples, results, detector_names)) if word_level else (),
     )

@@ -1,6 +1,6 @@
 """The evaluation report: a Markdown table laid out like Table 1 of Chang et al. 2024, and JSON.
 
-Rows are methods; columns are error type x slice (hallucination, then coverage error; each over
+Rows are detectors; columns are error type x slice (hallucination, then coverage error; each over
 full organic, unparaphrased synthetic, paraphrased synthetic, ambiguous organic). The paper
 prints AUC in percent; so do we, with the bootstrap interval. The JSON holds every number
 (AUCs, intervals, counts, raw and corrected p-values) plus what the run was.
@@ -17,8 +17,8 @@ from explorer.evaluation.auc import AucCell, Evaluation
 from explorer.evaluation.slices import SLICES
 
 
-def method_title(name: str) -> str:
-    """The registry's title, or the name itself for methods the registry does not list."""
+def detector_title(name: str) -> str:
+    """The registry's title, or the name itself for detectors the registry does not list."""
     try:
         return detectors.spec(name).title
     except detectors.UnknownDetectorError:
@@ -52,20 +52,21 @@ def _p_text(cell: AucCell) -> str:
 
 
 def _header() -> list[str]:
+    # REPORT.md's first column keeps its heading "Method" (a detector), as REPORT.json keeps its field names
     header = ["Method"] + [f"{ERROR_TITLES[t]} · {s.title.lower()}" for t in ERROR_TYPES for s in SLICES]
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
 
 
 def _table(evaluation: Evaluation, level: str, text) -> list[str]:
     lines = _header()
-    for method in evaluation.methods:
-        cells = [text(evaluation.cell(level, t, s.name, method)) for t in ERROR_TYPES for s in SLICES]
-        lines.append(f"| {method_title(method)} | " + " | ".join(cells) + " |")
+    for detector_name in evaluation.detectors:
+        cells = [text(evaluation.cell(level, t, s.name, detector_name)) for t in ERROR_TYPES for s in SLICES]
+        lines.append(f"| {detector_title(detector_name)} | " + " | ".join(cells) + " |")
     counts = []
     for error_type in ERROR_TYPES:
         for chosen in SLICES:
             cell = max(
-                (evaluation.cell(level, error_type, chosen.name, m) for m in evaluation.methods),
+                (evaluation.cell(level, error_type, chosen.name, m) for m in evaluation.detectors),
                 key=lambda c: c.positives + c.negatives,
             )
             counts.append(f"{cell.positives} / {cell.negatives}")
@@ -82,18 +83,22 @@ def _span_table(evaluation: Evaluation) -> list[str]:
     lines = [
         "## Hallucinated spans: precision / recall / F1",
         "",
-        "| Method | " + " | ".join(titles[n] for n in names) + " |",
+        "| Detector | " + " | ".join(titles[n] for n in names) + " |",
         "|" + "---|" * (len(names) + 1),
     ]
-    by_key = {(c.slice, c.method): c for c in evaluation.span_cells}
+    by_key = {(c.slice, c.detector): c for c in evaluation.span_cells}
 
     def text(cell) -> str:
         if cell is None:
             return "–"
         return " / ".join("–" if v is None else _percent(v) for v in (cell.precision, cell.recall, cell.f1))
 
-    for method in evaluation.methods:
-        lines.append(f"| {method_title(method)} | " + " | ".join(text(by_key.get((n, method))) for n in names) + " |")
+    for detector_name in evaluation.detectors:
+        lines.append(
+            f"| {detector_title(detector_name)} | "
+            + " | ".join(text(by_key.get((n, detector_name))) for n in names)
+            + " |"
+        )
     threshold = evaluation.span_cells[0].threshold
     lines += [
         "",
@@ -113,8 +118,8 @@ def markdown(evaluation: Evaluation, *, title: str = "Evaluation", description: 
     if description:
         lines += [description, ""]
     lines += [
-        f"{evaluation.n_examples} examples; methods: "
-        + ", ".join(f"{method_title(m)} (`{m}`)" for m in evaluation.methods)
+        f"{evaluation.n_examples} examples; detectors: "
+        + ", ".join(f"{detector_title(m)} (`{m}`)" for m in evaluation.detectors)
         + ".",
         "",
         "## Example-level ROC AUC (as in Table 1)",
@@ -122,15 +127,16 @@ def markdown(evaluation: Evaluation, *, title: str = "Evaluation", description: 
         *_table(evaluation, "example", lambda c: _auc_text(c, with_interval=True)),
         "",
         f"ROC AUC × 100 with its {confidence} bootstrap interval ({settings.n_bootstrap} resamples, positives "
-        f"and negatives resampled separately, seed {settings.seed}). **Bold**: the column's best method and every "
-        f"method not significantly worse than it (DeLong's paired test, Bonferroni-corrected, p ≥ {settings.alpha:g}). "
+        f"and negatives resampled separately, seed {settings.seed}). **Bold**: the column's best detector and "
+        f"every detector not significantly worse than it (DeLong's paired test, Bonferroni-corrected, "
+        f"p ≥ {settings.alpha:g}). "
         "*No positives* / *no negatives* / *no examples*: the slice cannot give an AUC.",
         "",
-        "## Significance: each method against the column's best",
+        "## Significance: each detector against the column's best",
         "",
         *_table(evaluation, "example", _p_text),
         "",
-        f"DeLong et al. (1988) test of equal AUC on the examples both methods scored; p-values Bonferroni-corrected "
+        f"DeLong et al. (1988) test of equal AUC on the examples both detectors scored; p-values Bonferroni-corrected "
         f"for the comparisons in the column; * = p < {settings.alpha:g}. (The paper uses Hanley & McNeil's test "
         "with the same correction.)",
         "",
@@ -171,18 +177,20 @@ def markdown(evaluation: Evaluation, *, title: str = "Evaluation", description: 
             f"{ERROR_TITLES[t].lower()} · {s.title.lower()}"
             for t in ERROR_TYPES
             for s in SLICES
-            if all(evaluation.cell("example", t, s.name, m).note == note for m in evaluation.methods)
+            if all(evaluation.cell("example", t, s.name, m).note == note for m in evaluation.detectors)
         ]
         if found:
             lines.append(f"- {meaning}: {', '.join(found)}.")
-    for method, count in evaluation.failures.items():
-        lines.append(f"- {method_title(method)}: no score for {count} example(s) (the detector could not score them).")
+    for detector_name, count in evaluation.failures.items():
+        lines.append(
+            f"- {detector_title(detector_name)}: no score for {count} example(s) (the detector could not score them)."
+        )
     return "\n".join(lines) + "\n"
 
 
 def to_json(evaluation: Evaluation, *, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Every number of the evaluation, with the method titles and `meta` (data file, split, ...)."""
+    """Every number of the evaluation, with the detector titles and `meta` (data file, split, ...)."""
     record = dict(meta or {})
-    record["method_titles"] = {m: method_title(m) for m in evaluation.methods}
+    record["method_titles"] = {m: detector_title(m) for m in evaluation.detectors}  # a saved field name, kept
     record.update(evaluation.to_dict())
     return record

@@ -46,7 +46,7 @@ class SpanCell:
     """One detector's span precision, recall and F1 on one slice (None where undefined)."""
 
     slice: str
-    method: str
+    detector: str
     examples: int
     precision: float | None
     recall: float | None
@@ -56,7 +56,7 @@ class SpanCell:
     def to_dict(self) -> dict[str, Any]:
         return {
             "slice": self.slice,
-            "method": self.method,
+            "method": self.detector,  # REPORT.json keeps its field names: saved reports stay readable
             "examples": self.examples,
             "precision": self.precision,
             "recall": self.recall,
@@ -67,7 +67,7 @@ class SpanCell:
 
 def span_cell(
     slice_name: str,
-    method: str,
+    detector_name: str,
     pairs: Sequence[tuple[Example, DetectorResult]],
     threshold: float = THRESHOLD,
 ) -> SpanCell:
@@ -83,18 +83,18 @@ def span_cell(
     f1 = None
     if precision is not None and recall is not None:
         f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
-    return SpanCell(slice_name, method, len(pairs), precision, recall, f1, threshold)
+    return SpanCell(slice_name, detector_name, len(pairs), precision, recall, f1, threshold)
 
 
 def span_cells(
-    examples: Sequence[Example], results, methods: Sequence[str], threshold: float = THRESHOLD
+    examples: Sequence[Example], results, detector_names: Sequence[str], threshold: float = THRESHOLD
 ) -> list[SpanCell]:
-    """Every method's span cell on each hallucination slice (its error-free and hallucinated examples)."""
+    """Every detector's span cell on each hallucination slice (its error-free and hallucinated examples)."""
     cells = []
     for chosen in SLICES:
         members = slice_members(examples, "hallucination", chosen.name)
-        for method in methods:
-            pairs = [(e, results[e.id][method]) for e, _ in members if method in results.get(e.id, {})]
+        for detector_name in detector_names:
+            pairs = [(e, results[e.id][detector_name]) for e, _ in members if detector_name in results.get(e.id, {})]
             if pairs:
-                cells.append(span_cell(chosen.name, method, pairs, threshold))
+                cells.append(span_cell(chosen.name, detector_name, pairs, threshold))
     return cells

@@ -1,4 +1,4 @@
-"""The dataset table: one row per example with its gold labels and every method's scores;
+"""The dataset table: one row per example with its gold labels and every detector's scores;
 the lab's table of how each score moved with an edit (`score_changes`).
 
 `scores_frame` is the one table the dataset page shows, the exports write and other metrics
@@ -31,9 +31,9 @@ TRUST_TRAP = "trust trap"  # the column `explorer.evaluation.trust.trust_frame` 
 LABEL_COLUMNS = ("topic", "split", "kind", "gold", "ambiguous_type", "hallucination", "coverage_error")
 
 
-def score_column(method: str, error_type: str) -> str:
-    """Name of a method's score column, e.g. `rouge.hallucination`."""
-    return f"{method}.{error_type}"
+def score_column(detector_name: str, error_type: str) -> str:
+    """Name of a detector's score column, e.g. `rouge.hallucination`."""
+    return f"{detector_name}.{error_type}"
 
 
 def gold_category(example: Example) -> str:
@@ -49,10 +49,10 @@ def gold_category(example: Example) -> str:
     return "error-free"
 
 
-def scores_frame(examples: Sequence[Example], results: Results, methods: Sequence[str]) -> pd.DataFrame:
-    """One row per example (index `id`, input order): labels, then `<method>.<error type>` scores.
+def scores_frame(examples: Sequence[Example], results: Results, detector_names: Sequence[str]) -> pd.DataFrame:
+    """One row per example (index `id`, input order): labels, then `<detector>.<error type>` scores.
 
-    A score is NaN where the method has no result for the example (not computed yet, or the
+    A score is NaN where the detector has no result for the example (not computed yet, or the
     detector could not score it).
     """
     rows = []
@@ -69,14 +69,14 @@ def scores_frame(examples: Sequence[Example], results: Results, methods: Sequenc
             "coverage_error": labels.coverage_error,
         }
         example_results = results.get(example.id, {})
-        for method in methods:
-            result = example_results.get(method)
+        for detector_name in detector_names:
+            result = example_results.get(detector_name)
             for error_type in ERROR_TYPES:
-                row[score_column(method, error_type)] = (
+                row[score_column(detector_name, error_type)] = (
                     np.nan if result is None else auc.example_score(result, error_type)
                 )
         rows.append(row)
-    columns = ["id", *LABEL_COLUMNS] + [score_column(m, t) for m in methods for t in ERROR_TYPES]
+    columns = ["id", *LABEL_COLUMNS] + [score_column(m, t) for m in detector_names for t in ERROR_TYPES]
     frame = pd.DataFrame(rows, columns=columns).set_index("id")
     for column in ("topic", "split", "kind", "ambiguous_type"):
         frame[column] = frame[column].astype("string")
@@ -132,7 +132,7 @@ def choices(frame: pd.DataFrame, column: str) -> list[str]:
 def outcomes(
     examples: Sequence[Example],
     results: Results,
-    method: str,
+    detector_name: str,
     error_type: str,
     slice_name: str,
     threshold: float,
@@ -143,7 +143,7 @@ def outcomes(
     """
     found = {}
     for example, label in slices.slice_members(examples, error_type, slice_name):
-        result = results.get(example.id, {}).get(method)
+        result = results.get(example.id, {}).get(detector_name)
         if result is None:
             continue
         predicted = auc.example_score(result, error_type) >= threshold
@@ -156,28 +156,28 @@ def outcomes(
     return pd.Series(found, dtype="string", name="outcome")
 
 
-def best_method(
-    examples: Sequence[Example], results: Results, methods: Sequence[str], error_type: str, slice_name: str
+def best_detector(
+    examples: Sequence[Example], results: Results, detector_names: Sequence[str], error_type: str, slice_name: str
 ) -> str | None:
-    """The method with the highest ROC AUC on the slice (the table's ★), None when none has one.
-    Ties keep the earlier method."""
+    """The detector with the highest ROC AUC on the slice (the table's ★), None when none has one.
+    Ties keep the earlier detector."""
     members = slices.slice_members(examples, error_type, slice_name)
-    labels, scores = auc.slice_scores(members, results, methods, error_type)
+    labels, scores = auc.slice_scores(members, results, detector_names, error_type)
     found = {}
-    for method in methods:
-        gold = [labels[i] for i in scores[method]]
+    for detector_name in detector_names:
+        gold = [labels[i] for i in scores[detector_name]]
         if len(set(gold)) == 2:
-            found[method] = roc_auc(gold, list(scores[method].values()))
+            found[detector_name] = roc_auc(gold, list(scores[detector_name].values()))
     return max(found, key=lambda m: found[m]) if found else None
 
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Where a method's threshold slider starts on a slice, and the slice's own optimum.
+    """Where a detector's threshold slider starts on a slice, and the slice's own optimum.
 
-    `calibrated`: the threshold of the method's verdict (P(error) = 0.5 on its calibration data,
+    `calibrated`: the threshold of the detector's verdict (P(error) = 0.5 on its calibration data,
     `resources/calibration.json`), clipped to the slider's [0, 1]; None when no calibration fits
-    the method's results. `optimum`: Youden's J on this slice; None without both classes.
+    the detector's results. `optimum`: Youden's J on this slice; None without both classes.
     """
 
     calibrated: float | None
@@ -193,32 +193,32 @@ class Thresholds:
 def thresholds(
     examples: Sequence[Example],
     results: Results,
-    method: str,
+    detector_name: str,
     error_type: str,
     slice_name: str,
     calibrations: Calibrations | None = None,
 ) -> Thresholds:
-    """The calibrated threshold and the slice's optimum of `method` (both to two decimals, the slider's step)."""
+    """The calibrated threshold and the slice's optimum of `detector_name` (both to two decimals, the slider's step)."""
     calibrations = calibrations or shipped()
     members = slices.slice_members(examples, error_type, slice_name)
-    labels, scores = auc.slice_scores(members, results, [method], error_type)
-    gold = [labels[i] for i in scores[method]]
+    labels, scores = auc.slice_scores(members, results, [detector_name], error_type)
+    gold = [labels[i] for i in scores[detector_name]]
     optimum = None
     if len(set(gold)) == 2:
-        optimum = int(statistics.youden_threshold(gold, list(scores[method].values())) * 100) / 100
+        optimum = int(statistics.youden_threshold(gold, list(scores[detector_name].values())) * 100) / 100
     calibrated = None
-    # Every result of a method on one page comes from the same detector settings: one answers for all.
-    result = next((r[method] for r in results.values() if method in r), None)
+    # Every result of a detector on one page comes from the same detector settings: one answers for all.
+    result = next((r[detector_name] for r in results.values() if detector_name in r), None)
     calibration = calibrations.get(result, error_type) if result is not None else None
     if calibration is not None and calibration.informative:
         calibrated = round(min(max(calibration.threshold, 0.0), 1.0), 2)
-    on = calibrations.data_of(method) if calibrated is not None else ""
+    on = calibrations.data_of(detector_name) if calibrated is not None else ""
     return Thresholds(calibrated=calibrated, optimum=optimum, calibrated_on=on)
 
 
-def topic_summary(examples: Sequence[Example], results: Results, methods: Sequence[str]) -> pd.DataFrame:
-    """Per topic: gold error counts and rates, and each method's mean scores; most errors first."""
-    frame = scores_frame(examples, results, methods)
+def topic_summary(examples: Sequence[Example], results: Results, detector_names: Sequence[str]) -> pd.DataFrame:
+    """Per topic: gold error counts and rates, and each detector's mean scores; most errors first."""
+    frame = scores_frame(examples, results, detector_names)
     frame["topic"] = frame["topic"].fillna(NO_TOPIC)
     labelled = frame["hallucination"].notna() & frame["coverage_error"].notna()
     grouped = frame.assign(
@@ -236,19 +236,19 @@ def topic_summary(examples: Sequence[Example], results: Results, methods: Sequen
     )
     summary["hallucination rate"] = summary["hallucinations"] / summary["labelled"].where(summary["labelled"] > 0)
     summary["coverage error rate"] = summary["coverage errors"] / summary["labelled"].where(summary["labelled"] > 0)
-    for method in methods:
+    for detector_name in detector_names:
         for error_type in ERROR_TYPES:
-            column = score_column(method, error_type)
+            column = score_column(detector_name, error_type)
             summary[f"mean {column}"] = grouped[column].mean()
     summary.index.name = "topic"
     return summary.sort_values(["hallucination rate", "coverage error rate"], ascending=False, na_position="last")
 
 
-def perspective_summary(examples: Sequence[Example], results: Results, methods: Sequence[str]) -> pd.DataFrame:
+def perspective_summary(examples: Sequence[Example], results: Results, detector_names: Sequence[str]) -> pd.DataFrame:
     """Per perspective name (e.g. pro / con): how often its arguments are uncovered.
 
     Gold: examples with at least one uncovered argument of the perspective, and uncovered
-    arguments out of all of its arguments (in coverage-labelled examples). Each method: its mean
+    arguments out of all of its arguments (in coverage-labelled examples). Each detector: its mean
     per-perspective coverage error score. Hallucinations belong to no perspective, so they are
     summarised per topic only.
     """
@@ -265,9 +265,9 @@ def perspective_summary(examples: Sequence[Example], results: Results, methods: 
                 "uncovered arguments": dropped if labelled else 0,
                 "uncovered in": labelled and dropped > 0,
             }
-            for method in methods:
-                result = results.get(example.id, {}).get(method)
-                row[f"mean {method}.coverage"] = (
+            for detector_name in detector_names:
+                result = results.get(example.id, {}).get(detector_name)
+                row[f"mean {detector_name}.coverage"] = (
                     np.nan if result is None else result.per_perspective.get(perspective.name, np.nan)
                 )
             rows.append(row)
@@ -287,8 +287,8 @@ def perspective_summary(examples: Sequence[Example], results: Results, methods: 
     summary["uncovered argument rate"] = summary["uncovered arguments"] / summary["arguments"].where(
         summary["arguments"] > 0
     )
-    for method in methods:
-        summary[f"mean {method}.coverage"] = grouped[f"mean {method}.coverage"].mean()
+    for detector_name in detector_names:
+        summary[f"mean {detector_name}.coverage"] = grouped[f"mean {detector_name}.coverage"].mean()
     return summary.sort_values("uncovered rate", ascending=False, na_position="last")
 
 
@@ -300,7 +300,7 @@ def score_names(result: DetectorResult) -> dict[str, float]:
 
 
 def score_changes(
-    before: Mapping[str, DetectorResult], after: Mapping[str, DetectorResult], methods: Sequence[str]
+    before: Mapping[str, DetectorResult], after: Mapping[str, DetectorResult], detector_names: Sequence[str]
 ) -> pd.DataFrame:
     """One row per detector and score: before, after and the change (after - before).
 
@@ -308,11 +308,11 @@ def score_changes(
     one side) shows with an empty other side and no change.
     """
     rows = []
-    for method in methods:
-        old = score_names(before[method]) if method in before else {}
-        new = score_names(after[method]) if method in after else {}
+    for detector_name in detector_names:
+        old = score_names(before[detector_name]) if detector_name in before else {}
+        new = score_names(after[detector_name]) if detector_name in after else {}
         for score in dict.fromkeys([*old, *new]):
             was, now = old.get(score), new.get(score)
             change = now - was if was is not None and now is not None else None
-            rows.append({"detector": method, "score": score, "before": was, "after": now, "change": change})
+            rows.append({"detector": detector_name, "score": score, "before": was, "after": now, "change": change})
     return pd.DataFrame(rows, columns=["detector", "score", "before", "after", "change"])

@@ -32,7 +32,8 @@ from explorer.models.language_model import LanguageModel
 from explorer.models.trained import ADAPTER_FILE, TrainedNotFoundError, find_trained
 from explorer.text.prompts import npov_prompt
 
-METHOD, TASK = "generator", "npov"
+# The weights folder and, under it, the style the adapter writes in (its subfolder): NPOV responses
+GENERATOR, STYLE = "generator", "npov"
 
 
 class ContextTooLongError(ValueError):
@@ -52,7 +53,7 @@ class ContextTooLongError(ValueError):
 def find_adapter(model_identity: str) -> Path | None:
     """The generator adapter trained for this model (the user's, in the cache, else the packaged one), if any."""
     try:
-        return find_trained(METHOD, model_identity, TASK, shipped_weights(METHOD))
+        return find_trained(GENERATOR, model_identity, STYLE, shipped_weights(GENERATOR))
     except TrainedNotFoundError:
         return None
 

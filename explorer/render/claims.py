@@ -75,7 +75,7 @@ def response_claims_html(example: Example, assessment: Assessment) -> str:
     return f'<div style="white-space:pre-wrap;line-height:2">{"".join(parts)}</div>'
 
 
-def evidence_html(argument: str, start: int, end: int, claim_text: str) -> str:
+def argument_evidence_html(argument: str, start: int, end: int, claim_text: str) -> str:
     """`argument` with `[start, end)` marked as the evidence and the words shared with the claim in bold."""
     claim_stems = DEFAULT_SEGMENTER.content_stems(claim_text)
     shared = [(w.start, w.end) for w in DEFAULT_SEGMENTER.content_words(argument) if w.stem in claim_stems]
@@ -180,7 +180,7 @@ def claim_cards_html(
                 f'<div style="margin:0.25em 0 0 1em;font-size:0.92em">'
                 f'<span style="opacity:0.75">{html.escape(argument_label(example, p, a))} \u00b7 {status} \u00b7 '
                 f"{float(alignment.similarity[row, c]):.2f}{narrowed}</span><br>"
-                f"{evidence_html(argument, unit.start, unit.end, claim.text)}</div>"
+                f"{argument_evidence_html(argument, unit.start, unit.end, claim.text)}</div>"
             )
         notes = "".join(
             f'<div style="margin:0.2em 0 0 1em;font-size:0.88em;color:#6b21a8">\u2192 {note}</div>'

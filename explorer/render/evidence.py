@@ -35,17 +35,19 @@ def _push_bar(push: float, widest: float) -> str:
     )
 
 
-def evidence_html(evidence: Mapping[str, Mapping], titles: Mapping[str, str]) -> str:
+def verdict_evidence_html(evidence: Mapping[str, Mapping], titles: Mapping[str, str]) -> str:
     """One block per error type: a row per feature (component title, which of its scores, its
     value, its push as a bar and a signed number), largest push first. `titles` names the components."""
-    pushes = [abs(f["push"]) for task in ERROR_TYPES if task in evidence for f in evidence[task]["features"]]
+    pushes = [
+        abs(f["push"]) for error_type in ERROR_TYPES if error_type in evidence for f in evidence[error_type]["features"]
+    ]
     widest = max(pushes, default=0.0)
     blocks = []
-    for task in ERROR_TYPES:
-        if task not in evidence:
+    for error_type in ERROR_TYPES:
+        if error_type not in evidence:
             continue
         rows = []
-        for feature in evidence[task]["features"]:
+        for feature in evidence[error_type]["features"]:
             component, _, score_of = feature["feature"].rpartition(" ")
             name = f"{titles.get(component, component)} · {ERROR_TITLES.get(score_of, score_of).lower()} score"
             value = "not read" if feature["value"] is None else f"{feature['value']:.2f}"
@@ -56,11 +58,13 @@ def evidence_html(evidence: Mapping[str, Mapping], titles: Mapping[str, str]) ->
                 f"{_push_bar(feature['push'], widest)}"
                 f'<span style="text-align:right">{feature["push"]:+.2f}</span></div>'
             )
-        logit = evidence[task]["intercept"] + sum(feature["push"] for feature in evidence[task]["features"])
+        logit = evidence[error_type]["intercept"] + sum(feature["push"] for feature in evidence[error_type]["features"])
         rows.append(
-            f'<div style="opacity:0.75">constant {evidence[task]["intercept"]:+.2f}; log-odds {logit:+.2f}, '
+            f'<div style="opacity:0.75">constant {evidence[error_type]["intercept"]:+.2f}; log-odds {logit:+.2f}, '
             f"P(error) {1 / (1 + math.exp(-logit)):.2f}</div>"
         )
-        heading = f"<b>{ERROR_TITLES[task]}</b>"
-        blocks.append(f'<div data-evidence-for="{task}" style="margin:0.3em 0 0.6em">{heading}{"".join(rows)}</div>')
+        heading = f"<b>{ERROR_TITLES[error_type]}</b>"
+        blocks.append(
+            f'<div data-evidence-for="{error_type}" style="margin:0.3em 0 0.6em">{heading}{"".join(rows)}</div>'
+        )
     return f'<div style="line-height:1.6;font-size:0.9em">{"".join(blocks)}</div>'

@@ -30,9 +30,9 @@ from explorer.detectors.semantic import assessment_of
 from explorer.evaluation import verdict
 from explorer.evaluation.calibration import shipped
 from explorer.evaluation.claim_level import aligned_by, claim_view_assessment, claim_view_choice
-from explorer.evaluation.report import method_title
+from explorer.evaluation.report import detector_title
 from explorer.render import claims, highlights
-from explorer.render.evidence import EXPLANATION, evidence_html
+from explorer.render.evidence import EXPLANATION, verdict_evidence_html
 from explorer.render.verdict import highlight_marks, scores_html, verdict_html
 from explorer.text.claims import mean_word_scores
 
@@ -108,9 +108,9 @@ def table_parquet(frame: pd.DataFrame) -> bytes:
     return buffer.getvalue()
 
 
-def _word_meanings(method: str) -> tuple[str, str]:
+def _word_meanings(detector_name: str) -> tuple[str, str]:
     try:
-        spec = detectors.spec(method)
+        spec = detectors.spec(detector_name)
     except detectors.UnknownDetectorError:
         return "", ""
     return spec.response_word_meaning, spec.argument_word_meaning
@@ -180,7 +180,7 @@ def _claims_section(example: Example, results: Mapping[str, DetectorResult]) -> 
             return []
         assessment, source = assessment_of(aligned[0], example), aligned_by(aligned[0])
     agreement = {
-        method_title(name): mean_word_scores(
+        detector_title(name): mean_word_scores(
             assessment.alignment.claims, [(w.start, w.end, w.score) for w in other.response_words]
         )
         for name, other in results.items()
@@ -213,7 +213,7 @@ def example_fragment(
     The verdict comes from `detectors.VERDICT_DETECTOR`'s result when `results` holds it.
     `heading` and `changes` describe where the example came from (e.g. the lab's edits).
     """
-    titles = {method: method_title(method) for method in results}
+    titles = {detector_name: detector_title(detector_name) for detector_name in results}
     has_gold = show_gold and not example.labels.is_empty()
     facts = [f"<code>{html.escape(example.id)}</code>"]
     if example.topic:
@@ -233,7 +233,9 @@ def example_fragment(
             parts += [
                 "<h3>What the verdict rests on</h3>",
                 f"<p>{html.escape(EXPLANATION)}</p>",
-                evidence_html(judge.details["evidence"], {name: method_title(name) for name in detectors.names()}),
+                verdict_evidence_html(
+                    judge.details["evidence"], {name: detector_title(name) for name in detectors.names()}
+                ),
             ]
     if results:
         parts += ["<h2>Scores</h2>", scores_html(results, verdict.thresholds(results), titles)]
@@ -241,11 +243,11 @@ def example_fragment(
         parts.append("<p>No detector results.</p>")
     parts += _claims_section(example, results)
     marks = highlight_marks(found)
-    for method, result in results.items():
-        response_meaning, argument_meaning = _word_meanings(method)
-        response_mark, argument_mark = marks if method == detectors.VERDICT_DETECTOR else (None, None)
+    for detector_name, result in results.items():
+        response_meaning, argument_meaning = _word_meanings(detector_name)
+        response_mark, argument_mark = marks if detector_name == detectors.VERDICT_DETECTOR else (None, None)
         parts += [
-            f"<h2>{html.escape(titles[method])}</h2>",
+            f"<h2>{html.escape(titles[detector_name])}</h2>",
             f'<p class="meta">{html.escape(settings_in_words(result.info))}</p>',
             highlights.legend_html(with_gold=has_gold),
             '<div class="columns"><div>',

@@ -57,17 +57,21 @@ def flagged_piece(example: Example, result: DetectorResult, error_type: str) -> 
 
 
 def scores_line(
-    results: Mapping[str, DetectorResult], error_type: str, method: str, titles: Mapping[str, str], threshold: float
+    results: Mapping[str, DetectorResult],
+    error_type: str,
+    detector_name: str,
+    titles: Mapping[str, str],
+    threshold: float,
 ) -> str:
     """Every detector's score of this example, the one whose failure it is first and in bold."""
-    names = [method] + [name for name in results if name != method]
+    names = [detector_name] + [name for name in results if name != detector_name]
     parts = []
     for name in names:
         if name not in results:
             continue
         score = auc.example_score(results[name], error_type)
         text = f"{html.escape(titles.get(name, name))} {score:.2f}"
-        if name == method:
+        if name == detector_name:
             relation = "≥" if score >= threshold else "&lt;"
             text = f"<b>{text}</b> {relation} {threshold:.2f}"
         parts.append(f'<span data-score-for="{html.escape(name)}">{text}</span>')
@@ -78,7 +82,7 @@ def failure_html(
     example: Example,
     results: Mapping[str, DetectorResult],
     *,
-    method: str,
+    detector_name: str,
     error_type: str,
     kind: str,
     threshold: float,
@@ -91,13 +95,13 @@ def failure_html(
         if not pieces:
             pieces = [("gold", "<i>the labels mark no span: open it to read the whole response</i>")]
     else:
-        flagged = flagged_piece(example, results[method], error_type)
+        flagged = flagged_piece(example, results[detector_name], error_type)
         pieces = [flagged] if flagged else []
     quotes = "".join(
         f'<div style="margin-top:0.15em"><span style="opacity:0.7">{html.escape(what)}:</span> “{quote}”</div>'
         for what, quote in pieces
     )
-    scores = scores_line(results, error_type, method, titles, threshold)
+    scores = scores_line(results, error_type, detector_name, titles, threshold)
     return (
         f'<div data-failure="{html.escape(example.id)}" style="font-size:0.88em;line-height:1.4">'
         f'<code style="font-size:0.9em">{html.escape(example.id)}</code>{quotes}'

@@ -1,7 +1,7 @@
 """Plotly figures for the evaluation and the dataset page, free of Streamlit.
 
 The app shows them with `st.plotly_chart`; exported HTML reports embed the same figures. A
-method keeps one color in every figure (its place in the registry picks it). Plotly reads
+detector keeps one color in every figure (its place in the registry picks it). Plotly reads
 labels as a small subset of HTML, so user text (topics, perspective names, words) goes through
 `_plain` and shows literally.
 """
@@ -22,7 +22,7 @@ from explorer.evaluation.statistics import RocCurve
 from explorer.render import highlights
 
 _PALETTE = qualitative.Plotly
-_GOLD_COLOR = "#334155"  # dark slate: apart from every method color
+_GOLD_COLOR = "#334155"  # dark slate: apart from every detector color
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 10, "r": 10, "t": 40, "b": 10}}
 
 
@@ -30,7 +30,7 @@ def _plain(text: object) -> str:
     return html.escape(str(text), quote=False)
 
 
-def method_color(name: str) -> str:
+def detector_color(name: str) -> str:
     names = detectors.names()
     index = names.index(name) if name in names else zlib.crc32(name.encode("utf-8"))
     return _PALETTE[index % len(_PALETTE)]
@@ -43,7 +43,7 @@ def roc_figure(
     operating_points: Mapping[str, tuple[float, float]] | None = None,
     title: str = "",
 ) -> go.Figure:
-    """ROC curves of several methods on one slice; `operating_points[m] = (fpr, tpr)` at its threshold."""
+    """ROC curves of several detectors on one slice; `operating_points[m] = (fpr, tpr)` at its threshold."""
     titles = titles or {}
     figure = go.Figure()
     figure.add_trace(
@@ -51,8 +51,8 @@ def roc_figure(
             x=[0, 1], y=[0, 1], mode="lines", line={"dash": "dot", "color": "grey"}, name="chance", hoverinfo="skip"
         )
     )
-    for method, curve in curves.items():
-        label = titles.get(method, method)
+    for detector_name, curve in curves.items():
+        label = titles.get(detector_name, detector_name)
         thresholds = np.where(np.isfinite(curve.thresholds), curve.thresholds, np.nan)
         figure.add_trace(
             go.Scatter(
@@ -62,20 +62,25 @@ def roc_figure(
                 marker={"size": 4},
                 # Straight segments through sklearn's points (not steps): every threshold's
                 # (FPR, TPR) lies on them, the operating point included.
-                line={"color": method_color(method)},
+                line={"color": detector_color(detector_name)},
                 name=f"{label} (AUC {curve.auc:.3f})",
                 customdata=thresholds,
                 hovertemplate=label + "<br>threshold %{customdata:.3f}<br>FPR %{x:.2f}, TPR %{y:.2f}<extra></extra>",
             )
         )
-        if operating_points and method in operating_points:
-            fpr, tpr = operating_points[method]
+        if operating_points and detector_name in operating_points:
+            fpr, tpr = operating_points[detector_name]
             figure.add_trace(
                 go.Scatter(
                     x=[fpr],
                     y=[tpr],
                     mode="markers",
-                    marker={"size": 12, "symbol": "circle-open", "line": {"width": 3}, "color": method_color(method)},
+                    marker={
+                        "size": 12,
+                        "symbol": "circle-open",
+                        "line": {"width": 3},
+                        "color": detector_color(detector_name),
+                    },
                     name=f"{label} at its threshold",
                     showlegend=False,
                     hovertemplate=f"{label} at the chosen threshold<br>FPR %{{x:.2f}}, TPR %{{y:.2f}}<extra></extra>",
@@ -155,8 +160,8 @@ def topic_figure(summary: pd.DataFrame) -> go.Figure:
     return figure
 
 
-def perspective_figure(summary: pd.DataFrame, methods: Sequence[str], titles: Mapping[str, str]) -> go.Figure:
-    """Per perspective: how often gold drops one of its arguments, and each method's mean score."""
+def perspective_figure(summary: pd.DataFrame, detector_names: Sequence[str], titles: Mapping[str, str]) -> go.Figure:
+    """Per perspective: how often gold drops one of its arguments, and each detector's mean score."""
     figure = go.Figure()
     figure.add_trace(
         go.Bar(
@@ -167,14 +172,14 @@ def perspective_figure(summary: pd.DataFrame, methods: Sequence[str], titles: Ma
             hovertemplate="%{x}: %{y:.0%}<extra>gold</extra>",
         )
     )
-    for method in methods:
+    for detector_name in detector_names:
         figure.add_trace(
             go.Bar(
                 x=[_plain(name) for name in summary.index],
-                y=summary[f"mean {method}.coverage"],
-                name=f"{titles.get(method, method)}: mean coverage error score",
-                marker_color=method_color(method),
-                hovertemplate="%{x}: %{y:.3f}<extra>" + titles.get(method, method) + "</extra>",
+                y=summary[f"mean {detector_name}.coverage"],
+                name=f"{titles.get(detector_name, detector_name)}: mean coverage error score",
+                marker_color=detector_color(detector_name),
+                hovertemplate="%{x}: %{y:.3f}<extra>" + titles.get(detector_name, detector_name) + "</extra>",
             )
         )
     figure.update_layout(

@@ -29,7 +29,7 @@ def fingerprint(examples: Sequence[Example]) -> str:
 
 @dataclass
 class DatasetScores:
-    """Results by example id and method, and for each method what is still missing and why."""
+    """Results by example id and detector, and for each detector what is still missing and why."""
 
     results: dict[str, dict[str, DetectorResult]]
     jobs: dict[str, Job] = field(default_factory=dict)
@@ -37,16 +37,16 @@ class DatasetScores:
     failures: dict[str, dict[str, str]] = field(default_factory=dict)
     problems: dict[str, str] = field(default_factory=dict)
 
-    def scored(self, method: str) -> int:
-        return sum(1 for by_method in self.results.values() if method in by_method)
+    def scored(self, detector_name: str) -> int:
+        return sum(1 for by_detector in self.results.values() if detector_name in by_detector)
 
 
-def record(scored: ScoredExample, method: str, results: dict, failures: dict) -> None:
-    """File one example's result (or refusal) for `method` under its id."""
-    if method in scored.results:
-        results[scored.example.id] = scored.results[method]
-    if method in scored.errors:
-        failures[scored.example.id] = scored.errors[method]
+def record(scored: ScoredExample, detector_name: str, results: dict, failures: dict) -> None:
+    """File one example's result (or refusal) for `detector_name` under its id."""
+    if detector_name in scored.results:
+        results[scored.example.id] = scored.results[detector_name]
+    if detector_name in scored.errors:
+        failures[scored.example.id] = scored.errors[detector_name]
 
 
 def background_work(detector: Detector, examples: Sequence[Example], stop: threading.Event, cache: ResultCache):
@@ -70,5 +70,5 @@ def background_work(detector: Detector, examples: Sequence[Example], stop: threa
 STOPS: dict[str, threading.Event] = {}
 
 
-def job_key(method: str, model: str, dataset_key: str) -> str:
-    return f"dataset:{method}:{model}:{dataset_key}"
+def job_key(detector_name: str, model: str, dataset_key: str) -> str:
+    return f"dataset:{detector_name}:{model}:{dataset_key}"

@@ -111,7 +111,7 @@ class Settings:
 class BatchScorer:
     """One Ray actor: builds the detectors once, then scores the batches it is given.
 
-    A batch holds `example` (pickled `Example`s: Arrow has no type for them) and `methods`
+    A batch holds `example` (pickled `Example`s: Arrow has no type for them) and `detectors`
     (comma-separated detector names for that example) columns; it returns each example's
     input `index` and its results as a JSON string (`_to_wire`).
     """
@@ -122,8 +122,8 @@ class BatchScorer:
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
         requests = [
-            (pickle.loads(example), [self.detectors[name] for name in methods.split(",")])
-            for example, methods in zip(batch["example"], batch["methods"])
+            (pickle.loads(example), [self.detectors[name] for name in detector_names.split(",")])
+            for example, detector_names in zip(batch["example"], batch["detectors"])
         ]
         scored = score_batch(requests, self.cache)
         return {"index": list(batch["index"]), "scored": [_to_wire(s) for s in scored]}
@@ -184,8 +184,8 @@ def _scored(
         context.execution_options.preserve_order = True
         context.enable_progress_bars = False  # the caller draws one bar over examples
         items = [
-            {"index": index, "example": pickle.dumps(example), "methods": ",".join(methods)}
-            for index, (example, methods) in enumerate(requests)
+            {"index": index, "example": pickle.dumps(example), "detectors": ",".join(detector_names)}
+            for index, (example, detector_names) in enumerate(requests)
         ]
         # Several batches per worker, so that a slow batch does not leave the others idle.
         batch_size = max(1, min(CHUNK, math.ceil(len(items) / (4 * settings.workers))))

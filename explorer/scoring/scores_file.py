@@ -18,14 +18,14 @@ from explorer.files import MAX_INPUT_BYTES, read_regular
 from explorer.scoring.runner import ScoredExample
 
 _SHAPE = (
-    "not a record of `explorer score` output (expected id, scores{method: {hallucination, coverage, "
+    "not a record of `explorer score` output (expected id, scores{detector: {hallucination, coverage, "
     "per_perspective}}, words)"
 )
 
 
 @dataclass
 class ScoresFile:
-    """What a scores file holds: results by example id and method, recorded failures, and one
+    """What a scores file holds: results by example id and detector, recorded failures, and one
     error per line that was left out (the line and field, as for examples)."""
 
     results: dict[str, dict[str, DetectorResult]] = field(default_factory=dict)
@@ -89,12 +89,16 @@ def _record(raw: bytes, by_id: dict[str, Example] | None) -> tuple[str, dict[str
         if not isinstance(example_id, str) or not isinstance(scores, dict) or not isinstance(words, dict):
             raise TypeError("id must be a string, scores and words objects")
         results, failures = {}, {}
-        for method, given in scores.items():
+        for detector_name, given in scores.items():
             if isinstance(given, dict) and "error" in given:
-                failures[method] = str(given["error"])
+                failures[detector_name] = str(given["error"])
                 continue
-            results[method] = DetectorResult.from_dict(
-                {"detector": method, "scores": given, "words": words.get(method, {"response": [], "arguments": []})}
+            results[detector_name] = DetectorResult.from_dict(
+                {
+                    "detector": detector_name,
+                    "scores": given,
+                    "words": words.get(detector_name, {"response": [], "arguments": []}),
+                }
             )
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise _LineError("", f"{_SHAPE}: {type(error).__name__} {error}") from None
@@ -103,9 +107,9 @@ def _record(raw: bytes, by_id: dict[str, Example] | None) -> tuple[str, dict[str
         example = by_id.get(example_id)
         if example is None:
             raise _LineError("id", f"{example_id!r} is the id of no example in the input")
-    for method, result in results.items():
+    for detector_name, result in results.items():
         # NaN, Infinity or text would break the ROC curves and tables much later.
-        problem = result.problem(example, method)
+        problem = result.problem(example, detector_name)
         if problem:
             field_name, _, message = problem.partition(": ")
             raise _LineError(field_name, message)
@@ -113,7 +117,7 @@ def _record(raw: bytes, by_id: dict[str, Example] | None) -> tuple[str, dict[str
 
 
 def read_scores(source: str | bytes | Path) -> tuple[dict[str, dict[str, DetectorResult]], dict[str, dict[str, str]]]:
-    """Results by example id and method, and recorded failures (`parse_scores` without the
+    """Results by example id and detector, and recorded failures (`parse_scores` without the
     examples); raises `ValueError` naming the line and field of the first problem."""
     read = parse_scores(source)
     if read.errors:

@@ -124,11 +124,11 @@ CLASSIFIER_QUESTIONS = {
 CLASSIFIER_LABELS = ("Yes", "No")
 
 
-def classifier_prompt(example: Example, tokenizer, task: str) -> Prompt:
+def classifier_prompt(example: Example, tokenizer, error_type: str) -> Prompt:
     """The classifier's input for one error type, ending where the label token comes next.
 
     The query and each perspective's arguments in curly braces (as in the NPOV prompt), then
-    `{response: ...}`, then the task's question, as the user turn of the chat template:
+    `{response: ...}`, then the error type's question, as the user turn of the chat template:
 
         {query: Should schools require uniforms?}
         {pro: {Uniforms reduce bullying.} {They save families money.}}
@@ -142,7 +142,7 @@ def classifier_prompt(example: Example, tokenizer, task: str) -> Prompt:
     """
     arguments = curly_braces_arguments(example)
     content = Prompt(
-        f"{arguments.text}\n{{response: {example.response}}}\n{CLASSIFIER_QUESTIONS[task]}", arguments.arguments
+        f"{arguments.text}\n{{response: {example.response}}}\n{CLASSIFIER_QUESTIONS[error_type]}", arguments.arguments
     )
     return wrap_in_chat(tokenizer, content)
 

@@ -16,7 +16,7 @@ the worst perspective's. Word level: a response word takes its sentence's score,
 word its argument's.
 
 Only LoRA adapters (rank 8 on the attention and feed-forward projections) and the head are
-trained, through PEFT, so the shipped weights are about 1.4 MB per task instead of the
+trained, through PEFT, so the shipped weights are about 1.4 MB per error type instead of the
 encoder's 90 MB. Each batch is half positive and half negative units, each class cycled in its
 own shuffled order: one synthetic error is one positive unit among about ten, and with class
 weights instead (tried first) a batch of 16 held a positive every other step and the dev AUC
@@ -54,13 +54,13 @@ from explorer.training.data import BestOnDev, roc_auc, save_peft, target, torch_
 LORA_TARGETS = ["query", "key", "value", "dense"]
 
 
-def unit_targets(example: Example, task: str) -> list[int]:
+def unit_targets(example: Example, error_type: str) -> list[int]:
     """Gold per unit: a sentence overlapping a hallucinated span; an uncovered argument."""
-    if task == "hallucination":
+    if error_type == "hallucination":
         gold = example.labels.hallucinated_spans
-        return [int(overlaps(u.key[1:], gold)) for u in units(example, task)]
+        return [int(overlaps(u.key[1:], gold)) for u in units(example, error_type)]
     uncovered = {(u.perspective, u.argument) for u in example.labels.uncovered}
-    return [int(u.key[1:] in uncovered) for u in units(example, task)]
+    return [int(u.key[1:] in uncovered) for u in units(example, error_type)]
 
 
 # --------------------------------------------------------------------------------------
@@ -76,17 +76,19 @@ class TrainingSettings:
     seed: int = 0
 
 
-def _example_scores(model, tokenizer, examples: Sequence[Example], task: str, limit: int, batch: int) -> list[float]:
+def _example_scores(
+    model, tokenizer, examples: Sequence[Example], error_type: str, limit: int, batch: int
+) -> list[float]:
     scores = []
     for example in examples:
-        encoded = encode(tokenizer, units(example, task), limit)
+        encoded = encode(tokenizer, units(example, error_type), limit)
         values = [pair_p_error(model, tokenizer, encoded[i : i + batch]) for i in range(0, len(encoded), batch)]
         scores.append(float(np.concatenate(values).max()) if values else 0.0)
     return scores
 
 
 def train(
-    task: str,
+    error_type: str,
     train_set: Sequence[Example],
     dev_set: Sequence[Example],
     settings: TrainingSettings,
@@ -95,7 +97,7 @@ def train(
     model_path: Path | None = None,
     log: Callable[[str], None] = print,
 ) -> tuple[Any, dict[str, Any]]:
-    """Train the LoRA adapter and head for `task`; returns the PEFT model (holding the kept
+    """Train the LoRA adapter and head for `error_type`; returns the PEFT model (holding the kept
     adapter) and the training record (`training.json`)."""
     from peft import LoraConfig, TaskType, get_peft_model
 
@@ -109,12 +111,12 @@ def train(
     pairs = [
         (pair, label)
         for example in train_set
-        for pair, label in zip(encode(tokenizer, units(example, task), limit), unit_targets(example, task))
+        for pair, label in zip(encode(tokenizer, units(example, error_type), limit), unit_targets(example, error_type))
     ]
     by_class = [[pair for pair, label in pairs if label == wanted] for wanted in (0, 1)]
     positives = len(by_class[1])
     if not 0 < positives < len(pairs):
-        raise ValueError(f"the training data needs {task} units with and without an error")
+        raise ValueError(f"the training data needs {error_type} units with and without an error")
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=settings.learning_rate)
     rng = random.Random(settings.seed)
@@ -128,7 +130,7 @@ def train(
         return by_class[label][orders[label].pop()]
 
     losses: list[tuple[int, float]] = []
-    dev_targets = [bool(target(e, task)) for e in dev_set]
+    dev_targets = [bool(target(e, error_type)) for e in dev_set]
     checkpoints = BestOnDev(model, len(dev_set), log)
 
     def evaluate(step: int) -> None:
@@ -136,7 +138,9 @@ def train(
         if len(set(dev_targets)) == 2:
             model.eval()
             with torch.no_grad():
-                auc = roc_auc(dev_targets, _example_scores(model, tokenizer, dev_set, task, limit, settings.batch_size))
+                auc = roc_auc(
+                    dev_targets, _example_scores(model, tokenizer, dev_set, error_type, limit, settings.batch_size)
+                )
         checkpoints.record(step, auc)
 
     # No evaluation at step 0: the head starts random, so its AUC would be noise.
@@ -157,7 +161,7 @@ def train(
     kept_step = checkpoints.keep_best(settings.steps) if dev_is_held_out else settings.steps
     model.eval()
     record = training_record(
-        task,
+        error_type,
         encoder_identity(path),
         train_set,
         dev_set,
@@ -173,7 +177,7 @@ def train(
 
 
 class CrossEncoderTrainer:
-    """`explorer train --method cross_encoder`: LoRA adapters and a head on all-MiniLM-L6-v2."""
+    """`explorer train --detector cross_encoder`: LoRA adapters and a head on all-MiniLM-L6-v2."""
 
     no_step_options = None
 

@@ -62,9 +62,9 @@ def dev_targets(examples: Sequence[Example], error_type: str) -> list[tuple[int,
     ]
 
 
-def target(example: Example, task: str) -> int:
-    """1 when the example has an error of type `task`, else 0."""
-    return int(has_error(example.labels, task))
+def target(example: Example, error_type: str) -> int:
+    """1 when the example has an error of type `error_type`, else 0."""
+    return int(has_error(example.labels, error_type))
 
 
 def data_digest(examples: Sequence[Example], task: str) -> str:
@@ -193,7 +193,7 @@ class ForeignTraining:
 
     train_set: list[Example]
     dev_set: list[Example]
-    tasks: list[str]
+    error_types: list[str]
     out: Path
     provenance: dict[str, Any]
 
@@ -244,7 +244,13 @@ def foreign_training(description: str, shipped: Path, argv: Sequence[str] | None
     )
     parser.add_argument("--no-sample", action="store_true", help="train on Perspectrum train only")
     parser.add_argument("--out", type=Path, default=shipped)
-    parser.add_argument("--tasks", default=",".join(ERROR_TYPES))
+    parser.add_argument(
+        "--error-types",
+        "--tasks",
+        dest="error_types",
+        default=",".join(ERROR_TYPES),
+        help="comma-separated (--tasks: alias)",
+    )
     parser.add_argument(
         "--part",
         choices=TRAIN_PARTS,
@@ -278,4 +284,4 @@ def foreign_training(description: str, shipped: Path, argv: Sequence[str] | None
         dev_set = [e for e in parse_jsonl(args.dev).examples if is_labelled(e.labels)]
     else:
         dev_set = training_examples(foreign, ["dev"])
-    return ForeignTraining(train_set, dev_set, args.tasks.split(","), args.out, provenance)
+    return ForeignTraining(train_set, dev_set, args.error_types.split(","), args.out, provenance)

@@ -38,7 +38,7 @@ from typing import Any
 
 from explorer.data.example import Example
 from explorer.data.labels import is_error_free
-from explorer.generation.npov import METHOD, TASK, NpovGenerator
+from explorer.generation.npov import GENERATOR, STYLE, NpovGenerator
 from explorer.models.language_model import LanguageModel, ModelNotFoundError, load_language_model
 from explorer.training import TrainingInputError, TrainingRequest, checkpoints
 from explorer.training.data import save_peft, torch_training, training_record
@@ -216,7 +216,7 @@ def train(
     checkpoints.load_adapter(model, checkpoints.checkpoint(work, state["best"][0]))
     model.eval()
     record = training_record(
-        METHOD,
+        GENERATOR,
         language_model.identity,
         train_set,
         dev_set,
@@ -265,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, nargs="+", required=True, help="example files; their train split is read")
     parser.add_argument("--dev", type=Path, required=True, help="example file whose dev split the step is chosen on")
     parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
-    parser.add_argument("--out", type=Path, default=shipped_weights(METHOD))
+    parser.add_argument("--out", type=Path, default=shipped_weights(GENERATOR))
     parser.add_argument("--threads", type=int, default=1)
     checkpoints.add_settings_options(parser, GeneratorSettings)
     args = parser.parse_args(argv)
@@ -280,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     model, record = train(load_language_model(), train_set, dev_set, settings, args.work, log=log)
     record["train_data"] = [str(p) for p in args.data]
     record["dev_data"] = f"{args.dev} (dev split)"
-    checkpoints.save_run(model, record, "explorer.training.generator", argv, args.out / TASK, log)
+    checkpoints.save_run(model, record, "explorer.training.generator", argv, args.out / STYLE, log)
     return 0
 
 

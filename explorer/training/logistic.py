@@ -45,9 +45,9 @@ REGULARIZATION = (0.01, 0.1, 1.0, 10.0)  # LogisticRegression's C, chosen on dev
 UNTUNED_REGULARIZATION = 1.0  # scikit-learn's default, when dev is trained on too
 
 
-def unit_targets(example: Example, alignment: Alignment, task: str) -> list[int]:
+def unit_targets(example: Example, alignment: Alignment, error_type: str) -> list[int]:
     """Gold per unit: a claim overlapping a hallucinated span; an argument named uncovered."""
-    if task == "hallucination":
+    if error_type == "hallucination":
         return [int(overlaps(claim.span, example.labels.hallucinated_spans)) for claim in alignment.claims]
     uncovered = {(u.perspective, u.argument) for u in example.labels.uncovered}
     return [int(key in uncovered) for key in alignment.arguments]
@@ -59,7 +59,7 @@ def save(model: LogisticHead, record: Mapping[str, Any], out: Path) -> None:
 
 
 def train(
-    task: str,
+    error_type: str,
     train_set: Sequence[Example],
     dev_set: Sequence[Example],
     encoder: SentenceEncoder,
@@ -67,23 +67,23 @@ def train(
     dev_is_held_out: bool = True,
     log: Callable[[str], None] = print,
 ) -> tuple[LogisticHead, dict[str, Any]]:
-    """Fit the unit model for `task` for each strength in `REGULARIZATION` and keep the best on dev."""
+    """Fit the unit model for `error_type` for each strength in `REGULARIZATION` and keep the best on dev."""
     started = time.monotonic()
     rows, gold = [], []
     for example in train_set:
         alignment = align(example, encoder)
-        rows.append(features(example, alignment, task))
-        gold.extend(unit_targets(example, alignment, task))
+        rows.append(features(example, alignment, error_type))
+        gold.extend(unit_targets(example, alignment, error_type))
     positives = sum(gold)
     if not 0 < positives < len(gold):
-        raise ValueError(f"the training data needs {task} units with and without an error")
-    dev_rows = [features(example, align(example, encoder), task) for example in dev_set]
-    dev_targets = [bool(target(example, task)) for example in dev_set]
+        raise ValueError(f"the training data needs {error_type} units with and without an error")
+    dev_rows = [features(example, align(example, encoder), error_type) for example in dev_set]
+    dev_targets = [bool(target(example, error_type)) for example in dev_set]
     log(f"features of {len(train_set)} train and {len(dev_set)} dev examples ({time.monotonic() - started:.0f} s)")
 
     fits: list[tuple[float, float | None, LogisticHead]] = []
     for strength in REGULARIZATION:
-        model = LogisticHead.fit(task, FEATURES[task], np.vstack(rows), gold, strength)
+        model = LogisticHead.fit(error_type, FEATURES[error_type], np.vstack(rows), gold, strength)
         auc = None
         if len(set(dev_targets)) == 2:
             auc = roc_auc(dev_targets, [float(model.p_error(r).max()) if len(r) else 0.0 for r in dev_rows])
@@ -95,14 +95,14 @@ def train(
     else:
         kept = next(fit for fit in fits if fit[0] == UNTUNED_REGULARIZATION)
     record = training_record(
-        task,
+        error_type,
         encoder.identity(),
         train_set,
         dev_set,
         dev_is_held_out=dev_is_held_out,
         dev_roc_auc=[[strength, auc] for strength, auc, _ in fits],
         started=started,
-        features=list(FEATURES[task]),
+        features=list(FEATURES[error_type]),
         train_units=len(gold),
         train_positive_units=positives,
         kept_C=kept[0],
@@ -111,7 +111,7 @@ def train(
 
 
 class LogisticTrainer:
-    """`explorer train --method alignment_classifier`: the logistic regression on the alignment."""
+    """`explorer train --detector alignment_classifier`: the logistic regression on the alignment."""
 
     no_step_options = "a logistic regression; its regularization is chosen on dev"
 

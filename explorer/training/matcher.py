@@ -3,7 +3,7 @@ sentence stating an argument lands next to it.
 
     python -m explorer.training.matcher --out explorer/resources/matcher [--epochs 3] [--perspectrum]
 
-Training data (third-party, read where it lies: `explorer.data.shared`):
+Training data (third-party, read where it lies: `explorer.data.shared_data`):
 
 - ArgKP train (Bar-Haim et al. 2020): every (argument, key point) pair labelled matching, with a
   hard negative: a key point of the same topic and stance labelled non-matching for that argument
@@ -42,7 +42,7 @@ import pandas as pd
 
 from explorer.config import CHECKOUT
 from explorer.data import perspectrum_claims
-from explorer.data.shared import shared_data_dir
+from explorer.data.shared_data import shared_data_dir
 from explorer.files import write_text
 from explorer.models.trained import ADAPTER_FILE, TRAINING_FILE
 

@@ -146,7 +146,7 @@ def optimize_soft_prompt(
 
 def train(
     language_model: LanguageModel,
-    task: str,
+    error_type: str,
     train_set: Sequence[Example],
     dev_set: Sequence[Example],
     settings: TrainingSettings,
@@ -154,14 +154,14 @@ def train(
     dev_is_held_out: bool = True,
     log: Callable[[str], None] = print,
 ) -> tuple[Any, dict[str, Any]]:
-    """Train the soft prompt for `task`; returns the PEFT model (holding the kept prompt) and
+    """Train the soft prompt for `error_type`; returns the PEFT model (holding the kept prompt) and
     the training record (`training.json`). `log` gets a line per step and per dev evaluation."""
     started = time.monotonic()
     torch.manual_seed(settings.seed)
     peft_model = new_soft_prompt(language_model)
     label_ids = label_token_ids(language_model.tokenizer)
-    encoded = [(input_ids(language_model, e, task), target(e, task)) for e in train_set]
-    dev = [(input_ids(language_model, e, task), target(e, task)) for e in dev_set]
+    encoded = [(input_ids(language_model, e, error_type), target(e, error_type)) for e in train_set]
+    dev = [(input_ids(language_model, e, error_type), target(e, error_type)) for e in dev_set]
     checkpoints = BestOnDev(peft_model, len(dev), log)
 
     def loss_of(item: tuple[Any, int]) -> torch.Tensor:
@@ -176,7 +176,7 @@ def train(
     kept_step = checkpoints.keep_best(settings.steps) if dev_is_held_out else settings.steps
     peft_model.eval()
     record = training_record(
-        task,
+        error_type,
         language_model.identity,
         train_set,
         dev_set,
@@ -186,14 +186,14 @@ def train(
         labels=list(CLASSIFIER_LABELS),
         num_virtual_tokens=NUM_VIRTUAL_TOKENS,
         init=f"embeddings of the tokens of {INIT_TEXT!r}",
-        train_positives=sum(target(e, task) for e in train_set),
+        train_positives=sum(target(e, error_type) for e in train_set),
         **torch_training(settings, losses, kept_step),
     )
     return peft_model, record
 
 
 class SoftPromptTrainer:
-    """`explorer train --method classifier_prompt`: the paper's 5-token soft prompt (§3.3)."""
+    """`explorer train --detector classifier_prompt`: the paper's 5-token soft prompt (§3.3)."""
 
     no_step_options = None
 

@@ -6,13 +6,14 @@ type over its components' example scores (`explorer.detectors.stacked.COMPONENTS
 
 trains both error types on the Perspectrum train split's error-free and synthetic examples plus
 the sample data's train split, and chooses C and the feature set (each component's score of the
-task, or both of its scores) on the Perspectrum dev split only; it writes `explorer/resources/stacked/<task>/`
-(`model.json` and `training.json`, whose `weights_sha256` is the model file's digest).
-`explorer train --method stacked --task T --data ...` trains one task through the same code
+error type, or both of its scores) on the Perspectrum dev split only; it writes
+`explorer/resources/stacked/<error type>/` (`model.json` and `training.json`, whose `weights_sha256`
+is the model file's digest).
+`explorer train --detector stacked --task T --data ...` trains one error type through the same code
 (its dev set is then the dev split of every file given).
 
 The components' results go through the result cache, so a second run (another C grid, the
-other task) costs seconds; the first scores about 2,900 examples with two MiniLM encoders
+other error type) costs seconds; the first scores about 2,900 examples with two MiniLM encoders
 (a few minutes on one CPU thread).
 """
 
@@ -44,14 +45,14 @@ from explorer.training.data import roc_auc, target, training_record, write_recor
 from explorer.training.logistic import REGULARIZATION, UNTUNED_REGULARIZATION
 
 
-def feature_sets(task: str) -> dict[str, tuple[str, ...]]:
-    """The feature sets tried on dev, smallest first: one component's score of the task alone, the
-    task's own scores of every component, or all of them. A component alone wins where the head
+def feature_sets(error_type: str) -> dict[str, tuple[str, ...]]:
+    """The feature sets tried on dev, smallest first: one component's score of the error type alone, the
+    error type's own scores of every component, or all of them. A component alone wins where the head
     fitted on the training data's mix would lean on cues the dev answers lack (on the foreign dev
     set the tagger alone ranked hallucinations best: each set's AUC is in `training.json`'s
     `dev_roc_auc`)."""
-    alone = {component: (f"{component} {task}",) for component in COMPONENTS}
-    return {**alone, "own": tuple(f for f in FEATURES if f.endswith(task)), "all": FEATURES}
+    alone = {component: (f"{component} {error_type}",) for component in COMPONENTS}
+    return {**alone, "own": tuple(f for f in FEATURES if f.endswith(error_type)), "all": FEATURES}
 
 
 def feature_matrix(examples: Sequence[Example], components: Mapping[str, Detector], cache=None) -> np.ndarray:
@@ -67,22 +68,24 @@ def feature_matrix(examples: Sequence[Example], components: Mapping[str, Detecto
     return np.vstack(rows) if rows else np.zeros((0, len(FEATURES)))
 
 
-def slice_examples(examples: Sequence[Example], task: str) -> list[Example]:
-    """The examples of `task`'s slices: error-free ones and those with a `task` error; an example
+def slice_examples(examples: Sequence[Example], error_type: str) -> list[Example]:
+    """The examples of `error_type`'s slices: error-free ones and those with an `error_type` error; an example
     with the other error type only is left out, as `explorer eval` leaves it out of the slices.
     Fitted with those as negatives too (tried first), the hallucination head reached the same dev
     ROC AUC by weighting the cross-encoder's coverage score -12.6 (standardized),
     which made its evidence unreadable; fitted on the slices, its largest weight is 1.4."""
-    return [e for e in examples if is_error_free(e.labels) or has_error(e.labels, task)]
+    return [e for e in examples if is_error_free(e.labels) or has_error(e.labels, error_type)]
 
 
-def fit(task: str, features: Sequence[str], rows: np.ndarray, gold: Sequence[int], strength: float) -> LogisticHead:
+def fit(
+    error_type: str, features: Sequence[str], rows: np.ndarray, gold: Sequence[int], strength: float
+) -> LogisticHead:
     """The head on the named `features` columns of rows of all `FEATURES`."""
-    return LogisticHead.fit(task, features, rows[:, [FEATURES.index(name) for name in features]], gold, strength)
+    return LogisticHead.fit(error_type, features, rows[:, [FEATURES.index(name) for name in features]], gold, strength)
 
 
 def train(
-    task: str,
+    error_type: str,
     train_set: Sequence[Example],
     dev_set: Sequence[Example],
     components: Mapping[str, Detector],
@@ -91,42 +94,44 @@ def train(
     cache=None,
     log: Callable[[str], None] = print,
 ) -> tuple[LogisticHead, dict[str, Any]]:
-    """Fit `task` for each feature set and C on the train examples of `task`'s slices
+    """Fit `error_type` for each feature set and C on the train examples of `error_type`'s slices
     (`slice_examples`); keep the best example-level dev ROC AUC on the dev examples of the same
     slices (ties: the smaller feature set, then the stronger regularization)."""
     started = time.monotonic()
-    train_set = slice_examples(train_set, task)
-    gold = [target(e, task) for e in train_set]
+    train_set = slice_examples(train_set, error_type)
+    gold = [target(e, error_type) for e in train_set]
     if len(set(gold)) < 2:
-        raise TrainingInputError(f"the training data needs examples with and without a {task} error")
+        raise TrainingInputError(f"the training data needs examples with and without a {error_type} error")
     rows = feature_matrix(train_set, components, cache)
     # Dev AUC as `explorer eval` reports it.
-    dev_slice = slice_examples(dev_set, task)
+    dev_slice = slice_examples(dev_set, error_type)
     dev_rows = feature_matrix(dev_slice, components, cache)
-    dev_gold = [target(e, task) for e in dev_slice]
+    dev_gold = [target(e, error_type) for e in dev_slice]
     dev_scored = len(set(dev_gold)) == 2
     log(
-        f"{task}: component scores of {len(train_set)} train and {len(dev_slice)} dev examples "
+        f"{error_type}: component scores of {len(train_set)} train and {len(dev_slice)} dev examples "
         f"({time.monotonic() - started:.0f} s)"
     )
     component_auc = {
         name: roc_auc(dev_gold, dev_rows[:, FEATURES.index(name)]) if dev_scored else None
         for name in FEATURES
-        if name.endswith(task)
+        if name.endswith(error_type)
     }
     fits = []
-    for set_name, features in feature_sets(task).items():
+    for set_name, features in feature_sets(error_type).items():
         for strength in REGULARIZATION:
-            model = fit(task, features, rows, gold, strength)
+            model = fit(error_type, features, rows, gold, strength)
             auc = roc_auc(dev_gold, [p_error(model, row) for row in dev_rows]) if dev_scored else None
             fits.append((set_name, strength, auc, model))
-            log(f"{task}: {set_name} features, C={strength}: dev ROC AUC {'n/a' if auc is None else f'{auc:.3f}'}")
+            log(
+                f"{error_type}: {set_name} features, C={strength}: dev ROC AUC {'n/a' if auc is None else f'{auc:.3f}'}"
+            )
     if dev_is_held_out and dev_scored:
         kept = max(fits, key=lambda fit: fit[2])  # max keeps the first of equals: listed smallest, strongest first
     else:
         kept = next(fit for fit in fits if fit[0] == "own" and fit[1] == UNTUNED_REGULARIZATION)
     record = training_record(
-        task,
+        error_type,
         components_identity(components),
         train_set,
         dev_set,
@@ -148,7 +153,7 @@ def save(model: LogisticHead, record: Mapping[str, Any], out: Path) -> None:
 
 
 class StackedTrainer:
-    """`explorer train --method stacked`: the logistic regression over the components' scores."""
+    """`explorer train --detector stacked`: the logistic regression over the components' scores."""
 
     no_step_options = "a logistic regression; its regularization and features are chosen on dev"
 
@@ -185,11 +190,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     components, cache = create_components(), ResultCache()
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    for task in given.tasks:
-        model, record = train(task, given.train_set, given.dev_set, components, cache=cache, log=log)
+    for error_type in given.error_types:
+        model, record = train(error_type, given.train_set, given.dev_set, components, cache=cache, log=log)
         given.stamp(record, "explorer.training.stacked")
-        save(model, record, given.out / task)
-        log(f"{task}: kept {record['kept_features']} features, C={record['kept_C']}, written to {given.out / task}")
+        save(model, record, given.out / error_type)
+        kept = f"kept {record['kept_features']} features, C={record['kept_C']}"
+        log(f"{error_type}: {kept}, written to {given.out / error_type}")
     return 0
 
 

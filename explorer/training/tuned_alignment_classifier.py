@@ -4,7 +4,7 @@
     python -m explorer.training.tuned_alignment_classifier --data ~/.cache/rag-error-explorer/perspectrum.jsonl
 
 Same model as `explorer.detectors.alignment_classifier` (trained by `explorer.training.logistic`: a
-logistic regression per task on the semantic alignment's similarities and word overlap), with
+logistic regression per error type on the semantic alignment's similarities and word overlap), with
 three changes:
 
 - the alignment is computed with the tuned matcher (`explorer.models.matcher`), not plain MiniLM;
@@ -13,7 +13,7 @@ three changes:
 - the regularization C is chosen on the Perspectrum dev split only (never the sample data's dev
   or test split).
 
-The models go to `explorer/resources/alignment_classifier_tuned/<task>/` (JSON, a few hundred
+The models go to `explorer/resources/alignment_classifier_tuned/<error type>/` (JSON, a few hundred
 bytes) with their `training.json`, where `alignment_classifier_tuned` finds them.
 """
 
@@ -35,12 +35,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     train_set, dev_set = given.train_set, given.dev_set
     encoder = shared_matcher_encoder()
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    for task in given.tasks:
-        log(f"{task}: {len(train_set)} train examples, {len(dev_set)} Perspectrum dev examples")
-        model, record = logistic.train(task, train_set, dev_set, encoder, log=log)
+    for error_type in given.error_types:
+        log(f"{error_type}: {len(train_set)} train examples, {len(dev_set)} Perspectrum dev examples")
+        model, record = logistic.train(error_type, train_set, dev_set, encoder, log=log)
         given.stamp(record, "explorer.training.tuned_alignment_classifier")
-        logistic.save(model, record, given.out / task)
-        log(f"{task}: kept C={record['kept_C']}, written to {given.out / task}")
+        logistic.save(model, record, given.out / error_type)
+        log(f"{error_type}: kept C={record['kept_C']}, written to {given.out / error_type}")
     return 0
 
 

@@ -11,7 +11,7 @@ all-MiniLM-L6-v2, balanced batches of units), with two changes:
 - the kept step is chosen on Perspectrum dev only (a seeded subset of `DEV_SUBSET` examples:
   scoring all of dev at every evaluation point would cost more than the training).
 
-The adapters go to `explorer/resources/cross_encoder_tuned/<task>/` (about 1.4 MB each) with
+The adapters go to `explorer/resources/cross_encoder_tuned/<error type>/` (about 1.4 MB each) with
 their `training.json`, where `cross_encoder_tuned` finds them.
 """
 
@@ -35,14 +35,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     dev_set = random.Random(SETTINGS.seed).sample(given.dev_set, min(DEV_SUBSET, len(given.dev_set)))
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    for task in given.tasks:
-        log(f"{task}: {len(given.train_set)} train examples, {len(dev_set)} Perspectrum dev examples")
-        model, record = cross_encoder.train(task, given.train_set, dev_set, SETTINGS, log=log)
+    for error_type in given.error_types:
+        log(f"{error_type}: {len(given.train_set)} train examples, {len(dev_set)} Perspectrum dev examples")
+        model, record = cross_encoder.train(error_type, given.train_set, dev_set, SETTINGS, log=log)
         given.stamp(
             record, "explorer.training.tuned_cross_encoder", f", a {len(dev_set)}-example subset (seed {SETTINGS.seed})"
         )
-        training_data.save_peft(model, record, given.out / task)
-        log(f"{task}: kept step {record['kept_step']}, written to {given.out / task}")
+        training_data.save_peft(model, record, given.out / error_type)
+        log(f"{error_type}: kept step {record['kept_step']}, written to {given.out / error_type}")
     return 0
 
 

@@ -231,10 +231,10 @@ def edit_controls(example: Example) -> None:
 # --- before and after ---------------------------------------------------------------------
 
 
-def scores_for(before: Example, after: Example, methods: Sequence[str]):
+def scores_for(before: Example, after: Example, detector_names: Sequence[str]):
     """Results on both sides, and what is still computing or failed (by side)."""
-    old, old_pending = results.results_for(before, methods)
-    new, new_pending = results.results_for(after, methods)
+    old, old_pending = results.results_for(before, detector_names)
+    new, new_pending = results.results_for(after, detector_names)
     return old, new, {"before": old_pending, "after": new_pending}
 
 
@@ -254,8 +254,10 @@ def _poll(jobs: list[Job]) -> None:
         st.rerun()
 
 
-def show_changes(before: dict[str, DetectorResult], after: dict[str, DetectorResult], methods: Sequence[str]) -> None:
-    frame = table.score_changes(before, after, [m for m in methods if m in before or m in after])
+def show_changes(
+    before: dict[str, DetectorResult], after: dict[str, DetectorResult], detector_names: Sequence[str]
+) -> None:
+    frame = table.score_changes(before, after, [m for m in detector_names if m in before or m in after])
     if frame.empty:
         return
     frame["detector"] = frame["detector"].map(lambda name: detectors.spec(name).title)
@@ -277,11 +279,11 @@ def show_highlights(
     after_example: Example,
     before: dict[str, DetectorResult],
     after: dict[str, DetectorResult],
-    methods: Sequence[str],
+    detector_names: Sequence[str],
 ) -> None:
     """Per detector, before and after side by side (response over arguments on each side); an
     argument the edits removed is framed on the before side, one they added on the after side."""
-    shown = [m for m in methods if m in before or m in after]
+    shown = [m for m in detector_names if m in before or m in after]
     if not shown:
         return
     show_gold = st.toggle("Overlay gold labels", key=state.LAB_SHOW_GOLD)

@@ -5,7 +5,7 @@ A dataset is named by its file in the shipped samples (`explorer/resources/sampl
 `examples.jsonl`) or, for a file the user uploaded in this session, `upload:<file name>`.
 Uploads live in the session only, so a link to one works in the session that uploaded it;
 links to sample files work anywhere. An example that is in no named dataset as shown (pasted,
-or edited) travels in the link itself (`explorer.data.share`: compressed JSON), so a reload or
+or edited) travels in the link itself (`explorer.data.share_links`: compressed JSON), so a reload or
 a link sent to someone restores it.
 """
 
@@ -15,7 +15,7 @@ from typing import NoReturn
 
 import streamlit as st
 
-from explorer.data import share
+from explorer.data import share_links
 from explorer.data.example import Example
 from explorer.data.jsonl import LoadResult, parse_jsonl
 from explorer.data.samples import SAMPLE_DIR, SAMPLE_EXAMPLES
@@ -87,8 +87,8 @@ def apply_example_link() -> None:
             return
         st.session_state[state.APPLIED_LINK] = (SHARED_PARAM, token)
         try:
-            _show(share.decode(token), None)
-        except share.BadToken as error:
+            _show(share_links.decode(token), None)
+        except share_links.BadToken as error:
             st.warning(f"The link's example cannot be read: {literal(str(error))}")
         return
     dataset, example_id = params.get(DATASET_PARAM), params.get(EXAMPLE_PARAM)
@@ -139,8 +139,8 @@ def sync_example_link(example: Example) -> bool:
         wanted = {DATASET_PARAM: dataset, EXAMPLE_PARAM: example.id}
         applied = (dataset, example.id)
     else:
-        token = share.encode(example)
-        wanted = {SHARED_PARAM: token} if len(token) <= share.MAX_TOKEN_LENGTH else {}
+        token = share_links.encode(example)
+        wanted = {SHARED_PARAM: token} if len(token) <= share_links.MAX_TOKEN_LENGTH else {}
         applied = (SHARED_PARAM, token)
     for key in (DATASET_PARAM, EXAMPLE_PARAM, SHARED_PARAM):
         if key in params and key not in wanted:

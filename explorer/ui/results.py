@@ -17,7 +17,9 @@ from explorer.ui.state import MODEL, get_detector, get_jobs, get_result_cache
 from explorer.ui.text import code, literal
 
 
-def results_for(example: Example, methods: Sequence[str]) -> tuple[dict[str, DetectorResult], dict[str, Job | str]]:
+def results_for(
+    example: Example, detector_names: Sequence[str]
+) -> tuple[dict[str, DetectorResult], dict[str, Job | str]]:
     """Results available now, and for the rest either a running job or an error message.
 
     Model-free detectors are computed at once; model-based ones come from the cache or are
@@ -27,7 +29,7 @@ def results_for(example: Example, methods: Sequence[str]) -> tuple[dict[str, Det
     pending: dict[str, Job | str] = {}
     cache = get_result_cache()
     model = st.session_state.get(MODEL, "")
-    for name in methods:
+    for name in detector_names:
         try:
             detector = get_detector(name, model)
         except Exception as error:  # a bad model path must show as a message, not a traceback
@@ -40,7 +42,7 @@ def results_for(example: Example, methods: Sequence[str]) -> tuple[dict[str, Det
             if result is not None:
                 results[name] = result
                 continue
-            # the settings too: the same example with another salience method is another job
+            # the settings too: the same example with another salience attribution is another job
             key = f"{name}:{model}:{json.dumps(detector.config(), sort_keys=True)}:{example.content_hash()}"
             job = get_jobs().submit(
                 key,

@@ -23,9 +23,9 @@ from explorer.scoring.cache import ResultCache
 from explorer.scoring.jobs import JobRunner
 
 CURRENT_EXAMPLE = "current_example"
-METHODS = "methods"
+DETECTORS = "detectors"
 MODEL = "model"
-SALIENCE_METHOD = "salience_method"
+SALIENCE_ATTRIBUTION = "salience_attribution"
 SHOW_GOLD = "show_gold"
 INSPECT_PREFIX = "inspect"  # the Inspect page's editor keys; other pages load examples into it
 INSPECT_REPORT = "inspect.report"
@@ -39,13 +39,13 @@ FIRST_SAMPLE = "school-uniforms-hallucination2"
 DATASET_SOURCE = "dataset.source"
 DATASET_SOURCE_WIDGET = "dataset.source_widget"
 DATASET_UPLOADER = "dataset.uploader"
-DATASET_THRESHOLDS = "dataset.thresholds"  # {(dataset fingerprint, method, error type, slice): threshold}
-DATASET_THRESHOLD = "dataset.threshold"  # + "." + dataset fingerprint, method, error type, slice: the slider
+DATASET_THRESHOLDS = "dataset.thresholds"  # {(dataset fingerprint, detector, error type, slice): threshold}
+DATASET_THRESHOLD = "dataset.threshold"  # + "." + dataset fingerprint, detector, error type, slice: the slider
 # Widgets bound to the URL (`bind="query-params"`): the key is the query parameter's name, so
 # the view and filters survive a trip to Inspect and back, a reload and a shared link.
 DATASET_ERROR_TYPE = "error"
 DATASET_SLICE = "slice"
-DATASET_FAILURE_METHOD = "failures"
+DATASET_FAILURE_DETECTOR = "failures"
 DATASET_TAB = "tab"
 DATASET_FILTER_SPLIT = "split"
 DATASET_FILTER_TOPIC = "topic"
@@ -61,7 +61,7 @@ DATASET_SORT_DESCENDING = "descending"
 DATASET_VIEW_KEYS = (
     DATASET_ERROR_TYPE,
     DATASET_SLICE,
-    DATASET_FAILURE_METHOD,
+    DATASET_FAILURE_DETECTOR,
     DATASET_TAB,
     DATASET_FILTER_SPLIT,
     DATASET_FILTER_TOPIC,
@@ -94,10 +94,10 @@ DATASET_PERSPECTIVES = "dataset.perspectives"
 DATASET_ROC = "dataset.roc"
 DATASET_TOPIC_FIGURE = "dataset.topic_figure"
 DATASET_TOPICS = "dataset.topics"
-DATASET_OPEN = "dataset.open"  # + "." + method or id
-DATASET_RESUME = "dataset.resume"  # + "." + method or id
-DATASET_SPREAD = "dataset.spread"  # + "." + method or id
-DATASET_STOP = "dataset.stop"  # + "." + method or id
+DATASET_OPEN = "dataset.open"  # + "." + detector or id
+DATASET_RESUME = "dataset.resume"  # + "." + detector or id
+DATASET_SPREAD = "dataset.spread"  # + "." + detector or id
+DATASET_STOP = "dataset.stop"  # + "." + detector or id
 
 # Inspect: Generate. Each generator setting is kept under its key; its sidebar widget is
 # SIDEBAR_WIDGET + key (Streamlit drops a widget's own value when the page is left).
@@ -156,7 +156,7 @@ APPLIED_LINK = "applied_link"
 
 # Sidebar
 SIDEBAR_WIDGET = "sidebar."
-SIDEBAR_METHODS = "sidebar.methods"
+SIDEBAR_DETECTORS = "sidebar.detectors"
 SIDEBAR_MODEL = "sidebar.model"
 
 # Claim view
@@ -169,18 +169,18 @@ WORD_MAP_PARTS = ("cell", "response_word", "argument_word", "block")
 
 # The detectors that answer in well under a second per example; model-based ones are opt-in
 # because they compute in the background.
-DEFAULT_METHODS = ["rouge", detectors.VERDICT_DETECTOR]
+DEFAULT_DETECTORS = ["rouge", detectors.VERDICT_DETECTOR]
 
 
 def get_detector(name: str, model: str = "") -> Detector:
-    """The detector with the sidebar's settings (the salience method), loaded once per process."""
-    method = st.session_state.get(SALIENCE_METHOD, attribution.DEFAULT_METHOD) if name == "salience" else ""
-    return _detector(name, model, method)
+    """The detector with the sidebar's settings (the salience attribution), loaded once per process."""
+    chosen = st.session_state.get(SALIENCE_ATTRIBUTION, attribution.DEFAULT_ATTRIBUTION) if name == "salience" else ""
+    return _detector(name, model, chosen)
 
 
 @st.cache_resource(show_spinner="Loading detector…")
-def _detector(name: str, model: str, salience_method: str) -> Detector:
-    options = {"method": salience_method} if salience_method else {}
+def _detector(name: str, model: str, salience_attribution: str) -> Detector:
+    options = {"attribution": salience_attribution} if salience_attribution else {}
     return detectors.create(name, model=model, **options)
 
 
@@ -215,16 +215,16 @@ def sample_examples() -> list[Example]:
 def sidebar() -> None:
     """Widgets every page shares: which detectors, which language model."""
     state = st.session_state
-    state.setdefault(METHODS, list(DEFAULT_METHODS))
+    state.setdefault(DETECTORS, list(DEFAULT_DETECTORS))
     state.setdefault(MODEL, "")
     with st.sidebar:
         st.multiselect(
             "Detectors",
             detectors.names(),
-            default=state[METHODS],
+            default=state[DETECTORS],
             format_func=lambda name: detectors.spec(name).title,
-            key=SIDEBAR_METHODS,
-            on_change=lambda: state.__setitem__(METHODS, state[SIDEBAR_METHODS]),
+            key=SIDEBAR_DETECTORS,
+            on_change=lambda: state.__setitem__(DETECTORS, state[SIDEBAR_DETECTORS]),
             help="Which detectors score the example. What each one reads: *About the detectors* below.",
         )
         # A tooltip with every summary ran past the bottom of a 800 px screen.
@@ -239,7 +239,7 @@ def sidebar() -> None:
                 help="A local Hugging Face model folder or a .gguf file, used by model-based detectors.",
                 on_change=lambda: state.__setitem__(MODEL, state[SIDEBAR_MODEL].strip()),
             )
-        salience_method_picker()
+        salience_attribution_picker()
 
 
 def detector_about(name: str) -> str:
@@ -249,21 +249,21 @@ def detector_about(name: str) -> str:
     return " ".join(part for part in (f"**{spec.title}**: {spec.summary}", shipped().measured(name)) if part)
 
 
-def salience_method_picker() -> None:
+def salience_attribution_picker() -> None:
     """The salience detector's attribution method, shown while salience is among the detectors."""
     state = st.session_state
-    state.setdefault(SALIENCE_METHOD, attribution.DEFAULT_METHOD)
-    if "salience" not in state[METHODS]:
+    state.setdefault(SALIENCE_ATTRIBUTION, attribution.DEFAULT_ATTRIBUTION)
+    if "salience" not in state[DETECTORS]:
         return
     st.selectbox(
-        "Salience method",
-        list(attribution.METHODS),
-        index=list(attribution.METHODS).index(state[SALIENCE_METHOD]),
-        format_func=lambda name: attribution.METHODS[name].title,
-        key="sidebar.salience_method",
-        on_change=lambda: state.__setitem__(SALIENCE_METHOD, state["sidebar.salience_method"]),
-        help="\n\n".join(f"**{m.title}** (Captum `{m.captum}`): {m.summary}" for m in attribution.METHODS.values())
-        + "\n\nOnly the paper's method has precomputed results for the sample data; the others compute "
+        "Salience attribution",
+        list(attribution.ATTRIBUTIONS),
+        index=list(attribution.ATTRIBUTIONS).index(state[SALIENCE_ATTRIBUTION]),
+        format_func=lambda name: attribution.ATTRIBUTIONS[name].title,
+        key="sidebar.salience_attribution",
+        on_change=lambda: state.__setitem__(SALIENCE_ATTRIBUTION, state["sidebar.salience_attribution"]),
+        help="\n\n".join(f"**{m.title}** (Captum `{m.captum}`): {m.summary}" for m in attribution.ATTRIBUTIONS.values())
+        + "\n\nOnly the paper's attribution has precomputed results for the sample data; the others compute "
         "in the background.",
     )
 
@@ -275,5 +275,5 @@ def forget_unless(key: str, allowed: list[str]) -> None:
         st.session_state.pop(key, None)
 
 
-def chosen_methods() -> list[str]:
-    return list(st.session_state.get(METHODS, DEFAULT_METHODS))
+def chosen_detectors() -> list[str]:
+    return list(st.session_state.get(DETECTORS, DEFAULT_DETECTORS))

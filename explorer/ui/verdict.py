@@ -11,7 +11,7 @@ from explorer.data.example import Example
 from explorer.detectors import DetectorResult
 from explorer.evaluation import verdict
 from explorer.render import export
-from explorer.render.evidence import EXPLANATION, evidence_html
+from explorer.render.evidence import EXPLANATION, verdict_evidence_html
 from explorer.render.verdict import (
     highlight_marks,
     pending_verdict_html,
@@ -70,7 +70,7 @@ def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dic
         with st.expander("What the verdict rests on"):
             st.caption(EXPLANATION)
             titles = {name: detectors.spec(name).title for name in detectors.names()}
-            st.html(evidence_html(judge.details["evidence"], titles))
+            st.html(verdict_evidence_html(judge.details["evidence"], titles))
     return found
 
 

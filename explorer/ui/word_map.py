@@ -67,8 +67,8 @@ def _word_buttons(label: str, texts: Sequence[str], indices: Sequence[int], key:
     )
 
 
-def show_method_details(result: DetectorResult, *, key: str) -> None:
-    """What a salience method adds: integrated gradients' convergence, the argument methods' matrix."""
+def show_attribution_details(result: DetectorResult, *, key: str) -> None:
+    """What a salience attribution adds: integrated gradients' convergence, the argument attributions' matrix."""
     convergence = result.details.get("convergence")
     if convergence:
         st.caption(
@@ -90,7 +90,7 @@ def show_method_details(result: DetectorResult, *, key: str) -> None:
 
 def show_word_map(example: Example, name: str, result: DetectorResult, *, key: str) -> None:
     """The sentence map, clickable words of the chosen pair, what the chosen word links to, the prompt."""
-    show_method_details(result, key=key)
+    show_attribution_details(result, key=key)
     found = word_links.sentence_map(result, example)
     if found is None or not found.values.size:
         return

@@ -17,7 +17,7 @@ EXAMPLES_DATA = lines(good(FIRST), good(LAST))
 
 
 def scores_line(example_id: str, **changes: Any) -> dict[str, Any]:
-    """One line of `explorer score --methods rouge` output for a corpus example, with `changes`
+    """One line of `explorer score --detectors rouge` output for a corpus example, with `changes`
     to its scores (`hallucination`, `per_perspective`...) or words (`response`, `arguments`)."""
     scores = {"hallucination": 0.2, "coverage": 0.3, "per_perspective": {"pro": 0.3, "con": 0.1}}
     words = {"response": [[0, 5, 0.0]], "arguments": [[0, 0, 0, 5, 0.0]]}
@@ -96,7 +96,7 @@ SCORES_CASES: tuple[ScoresCase, ...] = (
         "not-a-scores-record",
         "a line without coverage",
         {"id": LAST, "scores": {"rouge": {"hallucination": 0.1}}},
-        "line 2: not a record of `explorer score` output (expected id, scores{method: {hallucination, coverage, "
+        "line 2: not a record of `explorer score` output (expected id, scores{detector: {hallucination, coverage, "
         "per_perspective}}, words): KeyError 'coverage'",
     ),
     ScoresCase(

@@ -7,7 +7,7 @@ import pytest
 from explorer import cli
 from explorer.data import perspectrum, perspectrum_claims
 from explorer.data.jsonl import parse_jsonl, write_jsonl
-from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+from explorer.data.shared_data import SharedDataNotFoundError, shared_data_dir
 from tests.data.conftest import SECRET
 
 

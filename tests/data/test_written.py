@@ -7,7 +7,7 @@ import json
 import pytest
 
 from explorer.data import perspectrum_claims, written
-from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+from explorer.data.shared_data import SharedDataNotFoundError, shared_data_dir
 from tests.data.conftest import SECRET
 
 RESPONSE = (

@@ -79,12 +79,12 @@ def test_training_keeps_the_regularization_with_the_best_dev_auc(encoder):
 
 def test_shipped_models_were_trained_on_the_sample_train_split():
     train_set = data.training_examples(load_samples(SAMPLE_DIR / "synthetic.jsonl"), ["train"])
-    for task in ERROR_TYPES:
-        directory = alignment_classifier.SHIPPED_MODELS / task
-        assert alignment_classifier.load(directory).task == task
+    for error_type in ERROR_TYPES:
+        directory = alignment_classifier.SHIPPED_MODELS / error_type
+        assert alignment_classifier.load(directory).error_type == error_type
         record = json.loads((directory / TRAINING_FILE).read_text())
         assert record["dev_is_held_out"]
-        assert record["train_data_sha256"] == data.data_digest(train_set, task)
+        assert record["train_data_sha256"] == data.data_digest(train_set, error_type)
 
 
 @pytest.fixture(scope="module")

@@ -73,18 +73,18 @@ def test_the_prompt_holds_the_arguments_the_response_and_the_question_last():
 
 
 def test_a_model_without_trained_prompts_is_named_with_the_command_to_run():
-    with pytest.raises(TrainedNotFoundError, match="explorer train --method classifier_prompt --task coverage"):
+    with pytest.raises(TrainedNotFoundError, match="explorer train --detector classifier_prompt --task coverage"):
         classifier.find_prompt("other-model@0123", "coverage")
 
 
 def test_shipped_prompts_are_small_and_were_trained_on_the_sample_train_split():
     train_set = data.training_examples(load_samples(SAMPLE_DIR / "synthetic.jsonl"), ["train"])
-    for task in ERROR_TYPES:
-        directory = classifier.SHIPPED_PROMPTS / task
+    for error_type in ERROR_TYPES:
+        directory = classifier.SHIPPED_PROMPTS / error_type
         assert (directory / ADAPTER_FILE).stat().st_size < 20_000
         record = json.loads((directory / TRAINING_FILE).read_text())
-        assert record["task"] == task and record["seconds"] > 0
-        assert record["train_data_sha256"] == data.data_digest(train_set, task)
+        assert record["task"] == error_type and record["seconds"] > 0
+        assert record["train_data_sha256"] == data.data_digest(train_set, error_type)
 
 
 @pytest.fixture(scope="module")
@@ -99,12 +99,14 @@ def language_model():
     return load_language_model()
 
 
-def manual_p_error(detector, example, task) -> float:
+def manual_p_error(detector, example, error_type) -> float:
     """P("No") from the base model fed the shipped soft prompt's vectors by hand (no PEFT)."""
     language_model = detector.language_model
-    soft = load_file(str(classifier.SHIPPED_PROMPTS / task / ADAPTER_FILE))["prompt_embeddings"]
+    soft = load_file(str(classifier.SHIPPED_PROMPTS / error_type / ADAPTER_FILE))["prompt_embeddings"]
     ids = language_model.tokenizer(
-        classifier_prompt(example, language_model.tokenizer, task).text, add_special_tokens=False, return_tensors="pt"
+        classifier_prompt(example, language_model.tokenizer, error_type).text,
+        add_special_tokens=False,
+        return_tensors="pt",
     ).input_ids
     yes, no = (language_model.tokenizer.encode(label, add_special_tokens=False)[0] for label in ("Yes", "No"))
     with torch.no_grad():

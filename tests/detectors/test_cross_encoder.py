@@ -52,23 +52,23 @@ def test_unit_gold_comes_from_the_spans_and_uncovered_arguments():
 
 def test_shipped_adapters_are_small_and_were_trained_on_the_sample_train_split():
     train_set = data.training_examples(load_samples(SAMPLE_DIR / "synthetic.jsonl"), ["train"])
-    for task in ERROR_TYPES:
-        directory = cross_encoder_detector.CrossEncoderDetector.shipped / task
+    for error_type in ERROR_TYPES:
+        directory = cross_encoder_detector.CrossEncoderDetector.shipped / error_type
         assert (directory / ADAPTER_FILE).stat().st_size < 2_000_000
         record = json.loads((directory / TRAINING_FILE).read_text())
-        assert record["task"] == task and record["dev_is_held_out"]
-        assert record["train_data_sha256"] == data.data_digest(train_set, task)
+        assert record["task"] == error_type and record["dev_is_held_out"]
+        assert record["train_data_sha256"] == data.data_digest(train_set, error_type)
 
 
-@pytest.mark.parametrize("task", ERROR_TYPES)
-def test_the_perspectrum_adapters_match_their_record_and_todays_perspectrum_build(task, perspectrum_file):
-    directory = CrossEncoderTunedDetector.shipped / task
+@pytest.mark.parametrize("error_type", ERROR_TYPES)
+def test_the_perspectrum_adapters_match_their_record_and_todays_perspectrum_build(error_type, perspectrum_file):
+    directory = CrossEncoderTunedDetector.shipped / error_type
     weights = (directory / ADAPTER_FILE).read_bytes()
     record = json.loads((directory / TRAINING_FILE).read_text())
     assert len(weights) < 2_000_000 and hashlib.sha256(weights).hexdigest() == record["weights_sha256"]
-    assert record["task"] == task and record["dev_is_held_out"] and "perspectrum dev" in record["dev_data"]
+    assert record["task"] == error_type and record["dev_is_held_out"] and "perspectrum dev" in record["dev_data"]
     assert dict(record["dev_roc_auc"])[record["kept_step"]] == max(auc for _, auc in record["dev_roc_auc"])
-    assert record["train_data_sha256"] == data.data_digest(recorded_train_set(record, perspectrum_file), task)
+    assert record["train_data_sha256"] == data.data_digest(recorded_train_set(record, perspectrum_file), error_type)
 
 
 @pytest.mark.slow

@@ -21,7 +21,7 @@ TINY = make_example(
     ("con", ["Taxes hurt poor families."]),
     query="Tax soda?",
 )
-METHODS = ("grad_x_input", "grad_norm")
+ATTRIBUTIONS = ("grad_x_input", "grad_norm")
 
 
 @pytest.fixture(scope="module")
@@ -44,13 +44,13 @@ def tiny_ids(model):
 
 @pytest.fixture(scope="module")
 def direct_maps(model, tiny_ids) -> dict[str, np.ndarray]:
-    """The definition of each method, computed the plain way: one full forward, one backward per
-    target logit. Both methods read the same gradients, so the backward passes run once for all
+    """The definition of each attribution, computed the plain way: one full forward, one backward per
+    target logit. Both attributions read the same gradients, so the backward passes run once for all
     four cases that compare against them."""
     prompt_ids, response_ids = tiny_ids
     ids = torch.tensor([prompt_ids + response_ids])
     inputs = model.model.get_input_embeddings()(ids).detach().requires_grad_(True)
-    expected = {m: np.zeros((len(prompt_ids) + len(response_ids), len(response_ids)), np.float32) for m in METHODS}
+    expected = {m: np.zeros((len(prompt_ids) + len(response_ids), len(response_ids)), np.float32) for m in ATTRIBUTIONS}
     with torch.enable_grad():
         logits = model.model(inputs_embeds=inputs).logits[0]
         for t, token in enumerate(response_ids):
@@ -62,12 +62,12 @@ def direct_maps(model, tiny_ids) -> dict[str, np.ndarray]:
 
 
 @pytest.mark.parametrize("batched", [False, True], ids=["shared-forward", "batched-copies"])
-@pytest.mark.parametrize("method", METHODS)
-def test_token_map_matches_a_direct_autograd_computation(model, tiny_ids, direct_maps, method, batched):
+@pytest.mark.parametrize("attribution", ATTRIBUTIONS)
+def test_token_map_matches_a_direct_autograd_computation(model, tiny_ids, direct_maps, attribution, batched):
     prompt_ids, response_ids = tiny_ids
-    fast = token_salience(model, prompt_ids, response_ids, method=method, chunk=5, batched=batched)
+    fast = token_salience(model, prompt_ids, response_ids, attribution=attribution, chunk=5, batched=batched)
     assert fast.shape == (len(prompt_ids) + len(response_ids), len(response_ids))
-    np.testing.assert_allclose(fast, direct_maps[method], atol=1e-4)
+    np.testing.assert_allclose(fast, direct_maps[attribution], atol=1e-4)
     # a response token attributes nothing to its own target or to earlier targets
     assert not np.tril(fast[len(prompt_ids) :]).any()
 

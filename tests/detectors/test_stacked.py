@@ -34,10 +34,10 @@ def detector():
     return StackedDetector()
 
 
-@pytest.mark.parametrize("task", ERROR_TYPES)
-def test_shipped_head_matches_its_training_record(detector, task):
-    record = json.loads((SHIPPED / task / TRAINING_FILE).read_text(encoding="utf-8"))
-    assert hashlib.sha256((SHIPPED / task / MODEL_FILE).read_bytes()).hexdigest() == record["weights_sha256"]
+@pytest.mark.parametrize("error_type", ERROR_TYPES)
+def test_shipped_head_matches_its_training_record(detector, error_type):
+    record = json.loads((SHIPPED / error_type / TRAINING_FILE).read_text(encoding="utf-8"))
+    assert hashlib.sha256((SHIPPED / error_type / MODEL_FILE).read_bytes()).hexdigest() == record["weights_sha256"]
     assert record["model"] == detector.model_identity()  # the shipped components, the tuned matcher included
     assert record["dev_is_held_out"] and record["dev_data"].startswith("dev.jsonl")  # the foreign NPOV dev set
     kept = [
@@ -46,8 +46,11 @@ def test_shipped_head_matches_its_training_record(detector, task):
         if (features, strength) == (record["kept_features"], record["kept_C"])
     ]
     assert kept == [max(auc for *_, auc in record["dev_roc_auc"])]
-    assert load(SHIPPED / task) == detector.models[task] and detector.models[task].task == task
-    assert (SHIPPED / task / MODEL_FILE).stat().st_size < 4096
+    assert (
+        load(SHIPPED / error_type) == detector.models[error_type]
+        and detector.models[error_type].error_type == error_type
+    )
+    assert (SHIPPED / error_type / MODEL_FILE).stat().st_size < 4096
 
 
 def test_a_head_reads_its_named_features_from_rows_of_all_features():
@@ -115,14 +118,14 @@ def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
     assert len(written["dev_roc_auc"]) == len(training.feature_sets("coverage")) * len(training.REGULARIZATION)
 
 
-@pytest.mark.parametrize("task", ERROR_TYPES)
-def test_shipped_head_was_trained_on_todays_perspectrum_build(task, perspectrum_file, written_file):
+@pytest.mark.parametrize("error_type", ERROR_TYPES)
+def test_shipped_head_was_trained_on_todays_perspectrum_build(error_type, perspectrum_file, written_file):
     """The record's data hash is that of the set its recorded command assembles from
     `explorer build-data` (seed 0) and the team-written corpus: the head's half of their claims,
-    the examples of the task's slices."""
-    record = json.loads((SHIPPED / task / TRAINING_FILE).read_text(encoding="utf-8"))
-    train_set = training.slice_examples(recorded_train_set(record, perspectrum_file, written_file), task)
-    assert record["train_data_sha256"] == training_data.data_digest(train_set, task)
+    the examples of the error type's slices."""
+    record = json.loads((SHIPPED / error_type / TRAINING_FILE).read_text(encoding="utf-8"))
+    train_set = training.slice_examples(recorded_train_set(record, perspectrum_file, written_file), error_type)
+    assert record["train_data_sha256"] == training_data.data_digest(train_set, error_type)
 
 
 def test_the_evidence_says_what_each_component_added_and_adds_up_to_the_score(detector):
@@ -132,12 +135,12 @@ def test_the_evidence_says_what_each_component_added_and_adds_up_to_the_score(de
         ("con", ["Taxes on food hurt poor families most."]),
     )
     result = detector.score(example)
-    for task in ERROR_TYPES:
-        found = result.details["evidence"][task]
+    for error_type in ERROR_TYPES:
+        found = result.details["evidence"][error_type]
         pushes = [feature["push"] for feature in found["features"]]
-        assert {feature["feature"] for feature in found["features"]} == set(detector.models[task].features)
+        assert {feature["feature"] for feature in found["features"]} == set(detector.models[error_type].features)
         assert pushes == sorted(pushes, key=lambda push: -abs(push))
-        assert 1 / (1 + np.exp(-(sum(pushes) + found["intercept"]))) == pytest.approx(getattr(result, task))
+        assert 1 / (1 + np.exp(-(sum(pushes) + found["intercept"]))) == pytest.approx(getattr(result, error_type))
 
 
 def test_arguments_too_long_for_the_tagger_are_scored_without_it(detector):

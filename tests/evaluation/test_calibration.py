@@ -7,7 +7,7 @@ import pytest
 
 from explorer import detectors
 from explorer.data.jsonl import parse_jsonl
-from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+from explorer.data.shared_data import SharedDataNotFoundError, shared_data_dir
 from explorer.evaluation import calibration
 from explorer.evaluation.calibration import LIKELY, UNCLEAR, UNLIKELY
 from explorer.scoring.runner import score_example
@@ -106,7 +106,7 @@ def test_the_shipped_calibrations_come_from_a_dev_split_and_fit_todays_detectors
     for name in detectors.names():
         if detectors.spec(name).cost != detectors.SLOW:  # cheap to build: the model-free and MiniLM ones
             info = json.loads(json.dumps(detectors.create(name).info()))
-            assert shipped.detectors[name][0] == info, f"{name}: rerun bench/calibrate.py --methods {name}"
+            assert shipped.detectors[name][0] == info, f"{name}: rerun bench/calibrate.py --detectors {name}"
             assert shipped.data_of(name).startswith(FOREIGN_DEV), f"{name}: fit it on the foreign NPOV dev set"
     dev = _foreign_dev()
     rouge = detectors.create("rouge")

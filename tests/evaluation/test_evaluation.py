@@ -118,13 +118,13 @@ def test_delong_matches_a_hand_worked_example():
 def _delong_by_definition(labels, a, b):
     """DeLong et al. 1988 straight from the definition: placement values by double loop."""
     labels = np.asarray(labels, dtype=bool)
-    methods = [np.asarray(a, dtype=float), np.asarray(b, dtype=float)]
+    detector_names = [np.asarray(a, dtype=float), np.asarray(b, dtype=float)]
 
     def psi(x, y):
         return 1.0 if x > y else 0.5 if x == y else 0.0
 
     v10, v01, aucs = [], [], []
-    for s in methods:
+    for s in detector_names:
         pos, neg = s[labels], s[~labels]
         grid = np.array([[psi(x, y) for y in neg] for x in pos])
         aucs.append(grid.mean())
@@ -147,7 +147,7 @@ def test_delong_agrees_with_the_definition_on_random_scores_with_ties():
     assert test.z == pytest.approx(z)
 
 
-def test_delong_with_identical_or_perfect_methods_is_defined():
+def test_delong_with_identical_or_perfect_detectors_is_defined():
     assert statistics.delong_test(HAND_LABELS, HAND_A, HAND_A).p_value == 1.0
     perfect = [1.0, 0.9, 0.8, 0.3, 0.2, 0.1]
     assert statistics.delong_test(HAND_LABELS, perfect, [x / 2 for x in perfect]).p_value == 1.0
@@ -321,7 +321,7 @@ def test_scores_nested_too_deeply_are_invalid_json():
         scores_file.read_scores("[" * 100_000)
 
 
-def test_every_method_pair_is_tested_only_against_the_best():
+def test_every_detector_pair_is_tested_only_against_the_best():
     rng = np.random.default_rng(1)
     examples = [labelled(f"e{i}", h=bool(i % 2), c=False, kind="organic") for i in range(40)]
     strength = {"a": 2.0, "b": 0.2, "c": 0.0}
@@ -332,7 +332,7 @@ def test_every_method_pair_is_tested_only_against_the_best():
     evaluated = auc.evaluate(examples, results, list(strength), Settings(n_bootstrap=100), word_level=False)
     cells = {m: evaluated.cell("example", "hallucination", "full_organic", m) for m in strength}
     assert cells["a"].best and cells["a"].p_value is None
-    for method in ("b", "c"):
-        assert cells[method].p_value == pytest.approx(min(1.0, 2 * cells[method].p_value_uncorrected))
-        assert cells[method].significantly_worse is True
+    for detector_name in ("b", "c"):
+        assert cells[detector_name].p_value == pytest.approx(min(1.0, 2 * cells[detector_name].p_value_uncorrected))
+        assert cells[detector_name].significantly_worse is True
     assert list(itertools.chain(evaluated.word_cells)) == []

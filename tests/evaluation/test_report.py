@@ -48,7 +48,7 @@ def test_markdown_table_is_laid_out_like_table_1(evaluated):
     assert rule[0] == "---"
     cell = evaluated.cell("example", "hallucination", "full_organic", "rouge")
     assert rouge[:2] == ["ROUGE-1", f"**100.0 ({100 * cell.ci[0]:.1f}–{100 * cell.ci[1]:.1f})**"]
-    # Unregistered methods keep their name; 75.0 is not significantly worse on 4 examples: bold too.
+    # Unregistered detectors keep their name; 75.0 is not significantly worse on 4 examples: bold too.
     assert other[0] == "other" and other[1].startswith("**75.0 (")
     assert rouge[2] == "*no positives*" and rouge[3] == "*no examples*"
     assert counts[:3] == ["*examples (errors / no error)*", "2 / 2", "0 / 2"]
@@ -88,7 +88,7 @@ def data_file(tmp_path):
 def test_eval_command_writes_markdown_and_json(data_file, tmp_path, monkeypatch, capsys):
     register(monkeypatch, "scripted")
     out = tmp_path / "report"
-    code = main(["eval", str(data_file), "--methods", "rouge,scripted", "--out", str(out), "--split", "test"])
+    code = main(["eval", str(data_file), "--detectors", "rouge,scripted", "--out", str(out), "--split", "test"])
     assert code == 0
     record = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert record["n_examples"] == 6 and record["split"] == "test"
@@ -103,13 +103,13 @@ def test_eval_command_writes_markdown_and_json(data_file, tmp_path, monkeypatch,
 def test_eval_uses_given_scores_and_computes_the_missing_ones(data_file, tmp_path, monkeypatch):
     register(monkeypatch, "scripted")
     scores = tmp_path / "scores.jsonl"
-    assert main(["score", str(data_file), "--methods", "scripted", "--out", str(scores), "--quiet"]) == 0
+    assert main(["score", str(data_file), "--detectors", "scripted", "--out", str(scores), "--quiet"]) == 0
     # Given scores win over the detector: rewrite one score and see it in the report.
     lines = [json.loads(line) for line in scores.read_text(encoding="utf-8").splitlines()]
     lines[0]["scores"]["scripted"]["hallucination"] = 0.99  # e0 is error-free: now a false alarm
     scores.write_text(jsonl(*lines), encoding="utf-8")
     out = tmp_path / "r.md"
-    command = ["eval", str(data_file), "--scores", str(scores), "--methods", "rouge,scripted", "--out", str(out)]
+    command = ["eval", str(data_file), "--scores", str(scores), "--detectors", "rouge,scripted", "--out", str(out)]
     assert main([*command, "--quiet"]) == 0
     record = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert record["methods"] == ["rouge", "scripted"]
@@ -122,7 +122,7 @@ def test_eval_uses_given_scores_and_computes_the_missing_ones(data_file, tmp_pat
 def test_eval_reports_unreadable_scores_with_the_line_and_computes_them_instead(data_file, tmp_path, capsys):
     scores = tmp_path / "bad.jsonl"
     scores.write_text('{"id": "e0", "scores": {"rouge": {"hallucination": 0.1}}}\n', encoding="utf-8")
-    command = ["eval", str(data_file), "--scores", str(scores), "--methods", "rouge", "--out", str(tmp_path / "r")]
+    command = ["eval", str(data_file), "--scores", str(scores), "--detectors", "rouge", "--out", str(tmp_path / "r")]
     assert main([*command, "--quiet"]) == 1
     assert "bad.jsonl: line 1: not a record of `explorer score` output" in capsys.readouterr().err
     assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["methods"] == ["rouge"]

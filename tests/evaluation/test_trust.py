@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 
 from explorer.data import perspectrum
-from explorer.data.shared import SharedDataNotFoundError, shared_data_dir
+from explorer.data.shared_data import SharedDataNotFoundError, shared_data_dir
 from explorer.evaluation.trust import TrustThresholds, choose_thresholds, trust_frame, trust_metrics, unigram_overlap
 from tests.helpers import make_example
 

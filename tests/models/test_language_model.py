@@ -45,7 +45,7 @@ def test_a_pickle_in_the_weights_is_refused_with_exit_2_and_nothing_written(tmp_
     data = tmp_path / "in.jsonl"
     data.write_text(jsonl(good("a")), encoding="utf-8")
     out = tmp_path / "scores.jsonl"
-    command = ["score", str(data), "--methods", "salience", "--model", str(folder), "--out", str(out)]
+    command = ["score", str(data), "--detectors", "salience", "--model", str(folder), "--out", str(out)]
     assert main([*command, "--quiet"]) == 2
     err = capsys.readouterr().err
     assert f"cannot load the model at {folder}: UnpicklingError" in err and "nothing was written" in err

@@ -35,7 +35,7 @@ def inspect_page():
 def dataset_page():
     """The dataset page with ROUGE alone, which scores an upload at once (no background job)."""
     at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state[state.METHODS] = ["rouge"]
+    at.session_state[state.DETECTORS] = ["rouge"]
     at.run()
     at.switch_page("pages/dataset.py").run()
     assert not at.exception

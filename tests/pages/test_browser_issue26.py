@@ -185,8 +185,8 @@ def _best_on_full_organic_hallucination(examples) -> str:
     labels, scores = auc.slice_scores(
         slice_members(examples, "hallucination", "full_organic"), results, names, "hallucination"
     )
-    cells = auc.compare_methods("example", "hallucination", "full_organic", labels, scores, with_inference=False)
-    return next(c.method for c in cells if c.best)
+    cells = auc.compare_detectors("example", "hallucination", "full_organic", labels, scores, with_inference=False)
+    return next(c.detector for c in cells if c.best)
 
 
 def test_5_failures_follow_the_best_detector_and_show_the_missed_span_with_every_score(page, tmp_path):

@@ -64,7 +64,7 @@ def app(monkeypatch):
     """The dataset page on an uploaded file, with ROUGE and two scripted detectors."""
     register(monkeypatch, "scripted", "other", "slow")
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[state.METHODS] = ["rouge", "scripted", "other"]
+    at.session_state[state.DETECTORS] = ["rouge", "scripted", "other"]
     at.run()
     at.switch_page("pages/dataset.py").run()
     at.file_uploader(key=state.DATASET_UPLOADER).set_value(("mine.jsonl", upload_bytes(), "application/jsonl")).run()
@@ -83,9 +83,9 @@ def frame_in_tab(at, tab: str):
     return (opened.table if tab == "Evaluation" else opened.dataframe)[0].value
 
 
-def threshold_slider(at, method: str, error_type: str = "hallucination", slice_name: str = "full_organic"):
-    """The threshold slider of `method` on the dataset shown (its key names the dataset's fingerprint)."""
-    suffix = f".{method}.{error_type}.{slice_name}"
+def threshold_slider(at, detector_name: str, error_type: str = "hallucination", slice_name: str = "full_organic"):
+    """The threshold slider of `detector_name` on the dataset shown (its key names the dataset's fingerprint)."""
+    suffix = f".{detector_name}.{error_type}.{slice_name}"
     return next(s for s in at.slider if s.key.startswith(state.DATASET_THRESHOLD + ".") and s.key.endswith(suffix))
 
 
@@ -147,7 +147,7 @@ def test_threshold_slider_sets_the_confusion_and_the_failures(app):
     assert slider.value in (0.8, 0.4)
     slider.set_value(0.42).run()
     assert any("recall 0.50 · FPR 0.33" in c.value for c in app.caption)
-    app.selectbox(key=state.DATASET_FAILURE_METHOD).set_value("scripted").run()
+    app.selectbox(key=state.DATASET_FAILURE_DETECTOR).set_value("scripted").run()
     failure_keys = {b.key for b in app.button if b.key and b.key.startswith("dataset.open.")}
     assert failure_keys == {"dataset.open.false negative.zoo-h", "dataset.open.false positive.zoo-clean"}
     # The Examples tab lists failures first.
@@ -157,7 +157,7 @@ def test_threshold_slider_sets_the_confusion_and_the_failures(app):
 
 def test_a_failure_opens_in_inspect_with_gold_overlaid(app):
     threshold_slider(app, "scripted").set_value(0.42).run()
-    app.selectbox(key=state.DATASET_FAILURE_METHOD).set_value("scripted").run()
+    app.selectbox(key=state.DATASET_FAILURE_DETECTOR).set_value("scripted").run()
     app.button(key="dataset.open.false negative.zoo-h").click().run()
     assert not app.exception
     assert app.subheader[0].value == "Question about Zoos?"
@@ -180,7 +180,7 @@ def test_precomputed_scores_join_the_table_and_the_evaluation(app):
     assert frame.loc["tax-h", "external.hallucination"] == 0.9
     assert frame["scripted.hallucination"].eq(0.5).all()
     aucs = frame_in_tab(app, "Evaluation")
-    assert aucs.loc["Full organic", "external"].startswith("100.0")  # a method the registry does not know
+    assert aucs.loc["Full organic", "external"].startswith("100.0")  # a detector the registry does not know
     app.expander[0].file_uploader[0].set_value(("bad.jsonl", b'{"id": "x"}\n', "application/jsonl")).run()
     problem = literal("bad.jsonl: line 1: not a record of `explorer score` output")  # shown escaped: it names the file
     assert any(problem in e.value for e in app.error)
@@ -204,7 +204,7 @@ def test_an_upload_is_shown_when_the_page_was_opened_without_a_link():
     # The sidebar's page link carries no query: the page writes its own `?dataset=` link,
     # which must not win over the next upload.
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[state.METHODS] = ["rouge"]
+    at.session_state[state.DETECTORS] = ["rouge"]
     at.switch_page("pages/dataset.py").run()
     assert at.query_params["dataset"] == "examples.jsonl"
     at.file_uploader(key=state.DATASET_UPLOADER).set_value(("mine.jsonl", upload_bytes(), "application/jsonl")).run()
@@ -231,7 +231,7 @@ def test_model_based_detector_scores_in_the_background(monkeypatch):
     register(monkeypatch, "slow")
     SlowScriptedDetector.gate.clear()
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[state.METHODS] = ["rouge", "slow"]
+    at.session_state[state.DETECTORS] = ["rouge", "slow"]
     at.run()
     at.switch_page("pages/dataset.py").run()
     at.file_uploader(key=state.DATASET_UPLOADER).set_value(("slow.jsonl", upload_bytes(), "application/jsonl")).run()
@@ -265,7 +265,7 @@ def test_trust_metrics_are_columns_and_trust_traps_filter(monkeypatch):
         split="test",
     )
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[state.METHODS] = ["rouge"]
+    at.session_state[state.DETECTORS] = ["rouge"]
     at.run()
     at.switch_page("pages/dataset.py").run()
     data = upload_bytes([*records(), trap.to_dict()])
@@ -310,7 +310,7 @@ def test_thresholds_belong_to_the_dataset_and_a_new_one_starts_from_its_own_opti
 def test_the_view_and_filters_survive_a_trip_to_inspect_and_back(app):
     app.radio(key=state.DATASET_ERROR_TYPE).set_value("coverage").run()
     app.selectbox(key=state.DATASET_SLICE).set_value("full_organic").run()
-    app.selectbox(key=state.DATASET_FAILURE_METHOD).set_value("scripted").run()
+    app.selectbox(key=state.DATASET_FAILURE_DETECTOR).set_value("scripted").run()
     app.multiselect(key=state.DATASET_FILTER_TOPIC).set_value(["Zoos", "Sugar tax"]).run()
     frame_in_tab(app, "Evaluation")
     threshold_slider(app, "scripted", "coverage").set_value(0.75).run()  # misses zoo-c (0.70)
@@ -320,14 +320,14 @@ def test_the_view_and_filters_survive_a_trip_to_inspect_and_back(app):
     assert not app.exception
     assert app.radio(key=state.DATASET_ERROR_TYPE).value == "coverage"
     assert app.selectbox(key=state.DATASET_SLICE).value == "full_organic"
-    assert app.selectbox(key=state.DATASET_FAILURE_METHOD).value == "scripted"
+    assert app.selectbox(key=state.DATASET_FAILURE_DETECTOR).value == "scripted"
     assert app.multiselect(key=state.DATASET_FILTER_TOPIC).value == ["Zoos", "Sugar tax"]
     assert threshold_slider(app, "scripted", "coverage").value == 0.75
 
 
 def test_a_slice_without_synthetic_errors_points_to_the_file_that_has_them():
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[state.METHODS] = ["rouge"]
+    at.session_state[state.DETECTORS] = ["rouge"]
     at.run()
     at.switch_page("pages/dataset.py").run()
     at.selectbox(key=state.DATASET_SLICE).set_value("unparaphrased_synthetic").run()

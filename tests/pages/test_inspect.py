@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer import detectors
-from explorer.data import share
+from explorer.data import share_links
 from explorer.data.jsonl import parse_example
 from explorer.data.samples import load_samples
 from explorer.detectors import stacked
@@ -64,7 +64,7 @@ def test_opens_on_a_sample_with_a_verdict_scores_and_highlights(app):
 def test_a_link_holding_an_example_restores_it(record):
     shown = parse_example(record).replace(response="Taxes reduce sugar consumption. Nothing else is said here.")
     at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params[links.SHARED_PARAM] = share.encode(shown)
+    at.query_params[links.SHARED_PARAM] = share_links.encode(shown)
     at.run()
     assert not at.exception
     assert at.subheader[0].value == shown.query
@@ -74,7 +74,7 @@ def test_a_link_holding_an_example_restores_it(record):
 
 def test_a_broken_link_says_why_and_shows_the_sample():
     at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params[links.SHARED_PARAM] = share.encode(load_samples()[1])[:-40]
+    at.query_params[links.SHARED_PARAM] = share_links.encode(load_samples()[1])[:-40]
     at.run()
     assert any("The link's example cannot be read: the compressed example is cut short" in w.value for w in at.warning)
     assert at.subheader[0].value == first_sample(load_samples()).query
@@ -82,7 +82,7 @@ def test_a_broken_link_says_why_and_shows_the_sample():
 
 def test_a_pasted_example_goes_into_the_url(app, record):
     paste(app, record)
-    assert share.decode(app.query_params[links.SHARED_PARAM]) == parse_example(record)
+    assert share_links.decode(app.query_params[links.SHARED_PARAM]) == parse_example(record)
     assert links.EXAMPLE_PARAM not in app.query_params
 
 

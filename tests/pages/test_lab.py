@@ -16,7 +16,7 @@ HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)>"
 @pytest.fixture
 def app():
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[state.METHODS] = ["rouge"]
+    at.session_state[state.DETECTORS] = ["rouge"]
     at.switch_page("pages/lab.py").run()
     assert not at.exception
     return at
@@ -103,7 +103,7 @@ def test_pasted_html_shows_as_text(app):
 @pytest.mark.parametrize(("button", "score"), [("hallucination", "hallucination"), ("coverage", "coverage")])
 def test_the_alignment_classifier_sees_each_synthetic_error_the_lab_injects(button, score):
     at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state[state.METHODS] = ["alignment_classifier"]
+    at.session_state[state.DETECTORS] = ["alignment_classifier"]
     at.switch_page("pages/lab.py").run()
     at.button(key=f"lab.synthetic_{button}").click().run()
     assert not at.exception and not at.error

@@ -19,7 +19,7 @@ KEY = f"{state.WORD_MAP}.{state.INSPECT_PREFIX}.salience"
 @pytest.fixture
 def app():
     at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state[state.METHODS] = ["rouge", "salience"]
+    at.session_state[state.DETECTORS] = ["rouge", "salience"]
     at.session_state[state.INSPECT_TAB] = "Salience"  # as a click on its tab
     at.run()
     assert not at.exception
@@ -58,24 +58,24 @@ def test_clicking_words_follows_them_both_ways_and_the_prompt_is_shown(app):
     assert first.query in prompt and first.perspectives[0].arguments[0] in prompt
 
 
-def test_the_salience_method_picker_shows_only_with_salience_and_defaults_to_the_paper():
+def test_the_salience_attribution_picker_shows_only_with_salience_and_defaults_to_the_paper():
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
-    assert not any(box.key == "sidebar.salience_method" for box in at.sidebar.selectbox)
-    at.session_state[state.METHODS] = ["salience"]
+    assert not any(box.key == "sidebar.salience_attribution" for box in at.sidebar.selectbox)
+    at.session_state[state.DETECTORS] = ["salience"]
     at.run()
-    assert at.selectbox(key="sidebar.salience_method").value == "grad_x_input"
+    assert at.selectbox(key="sidebar.salience_attribution").value == "grad_x_input"
 
 
 @pytest.mark.slow
-def test_another_salience_method_from_the_sidebar_computes_its_own_result(app):
-    app.selectbox(key="sidebar.salience_method").set_value("argument_ablation").run()
-    assert app.session_state[state.SALIENCE_METHOD] == "argument_ablation"
+def test_another_salience_attribution_from_the_sidebar_computes_its_own_result(app):
+    app.selectbox(key="sidebar.salience_attribution").set_value("argument_ablation").run()
+    assert app.session_state[state.SALIENCE_ATTRIBUTION] == "argument_ablation"
 
-    def matrix_shown() -> bool:  # the argument x sentence matrix, which only the perturbation methods draw
+    def matrix_shown() -> bool:  # the argument x sentence matrix, which only the perturbation attributions draw
         return any("loses when one argument" in chart.proto.spec for chart in app.get("plotly_chart"))
 
-    # The shipped results are the paper's method: this one computes in the background, and its
+    # The shipped results are the paper's attribution: this one computes in the background, and its
     # tab stays there and open meanwhile, saying so (no click brings the user back to it).
     assert "Salience" in [tab.label for tab in app.tabs]
     assert any("Salience is computing in the background" in caption.value for caption in app.caption)

@@ -2,7 +2,7 @@
 
 import re
 
-from explorer.render.evidence import TOWARD_ERROR, TOWARD_NO_ERROR, evidence_html
+from explorer.render.evidence import TOWARD_ERROR, TOWARD_NO_ERROR, verdict_evidence_html
 
 EVIDENCE = {
     "hallucination": {
@@ -21,7 +21,9 @@ def rows(page: str) -> dict[str, str]:
 
 
 def test_each_push_is_a_bar_toward_an_error_or_away_from_it_scaled_by_the_largest():
-    page = evidence_html(EVIDENCE, {"cross_encoder_tuned": "Cross-encoder", "semantic": "Semantic", "rouge": "ROUGE-1"})
+    page = verdict_evidence_html(
+        EVIDENCE, {"cross_encoder_tuned": "Cross-encoder", "semantic": "Semantic", "rouge": "ROUGE-1"}
+    )
     found = rows(page)
     assert list(found) == [f["feature"] for f in EVIDENCE["hallucination"]["features"]]
     assert "Cross-encoder · hallucination score" in found["cross_encoder_tuned hallucination"]
@@ -40,5 +42,5 @@ def test_each_push_is_a_bar_toward_an_error_or_away_from_it_scaled_by_the_larges
 
 
 def test_component_names_are_escaped():
-    page = evidence_html(EVIDENCE, {"semantic": "<script>alert(1)</script>"})
+    page = verdict_evidence_html(EVIDENCE, {"semantic": "<script>alert(1)</script>"})
     assert "<script>" not in page and "&lt;script&gt;" in page

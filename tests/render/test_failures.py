@@ -66,17 +66,29 @@ def test_a_miss_shows_the_gold_span_or_the_dropped_argument_escaped_with_every_s
     results = {"x": flat(missed, 0.2), "y": flat(missed, 0.9)}
     titles = {"x": "X", "y": "Y"}
     shown = failure_html(
-        missed, results, method="x", error_type="hallucination", kind="false negative", threshold=0.5, titles=titles
+        missed,
+        results,
+        detector_name="x",
+        error_type="hallucination",
+        kind="false negative",
+        threshold=0.5,
+        titles=titles,
     )
     assert "&lt;script&gt;x&lt;/script&gt;" in shown and "<script>" not in shown
     assert 'data-failure="m&lt;1&gt;"' in shown
     assert "<b>X 0.20</b> &lt; 0.50" in shown and "Y 0.90" in shown
     dropped = failure_html(
-        missed, results, method="y", error_type="coverage", kind="false negative", threshold=0.5, titles=titles
+        missed, results, detector_name="y", error_type="coverage", kind="false negative", threshold=0.5, titles=titles
     )
     assert "dropped pro argument 2" in dropped and "Clinics get &lt;i&gt;money&lt;/i&gt;." in dropped
     alarm = failure_html(
-        missed, results, method="y", error_type="hallucination", kind="false positive", threshold=0.5, titles=titles
+        missed,
+        results,
+        detector_name="y",
+        error_type="hallucination",
+        kind="false positive",
+        threshold=0.5,
+        titles=titles,
     )
     assert "flagged sentence" in alarm
 
@@ -99,7 +111,7 @@ def test_sliders_start_at_the_calibrated_threshold_and_know_the_sets_optimum():
     results["e0"]["y"] = DetectorResult("y", 0.9, 0.0, {}, (), (), {})
     for i in ("e1", "e2", "h0", "h1", "h2"):
         results[i]["y"] = DetectorResult("y", 0.5, 0.0, {}, (), (), {})
-    assert table.best_method(examples, results, ["y", "x"], "hallucination", "full_organic") == "x"
+    assert table.best_detector(examples, results, ["y", "x"], "hallucination", "full_organic") == "x"
 
 
 def test_a_sample_is_named_by_what_it_shows_first():

@@ -1,4 +1,4 @@
-"""The ROC figure: a line through scikit-learn's points, each method's operating point on it."""
+"""The ROC figure: a line through scikit-learn's points, each detector's operating point on it."""
 
 import numpy as np
 import pytest

@@ -191,7 +191,7 @@ def test_score_with_a_read_only_home_writes_every_record(tmp_path, record):
     data.write_text(json.dumps(record) + "\n", encoding="utf-8")
     out = tmp_path / "scores.jsonl"
     environment = {"HOME": str(unwritable_folder(tmp_path)), "EXPLORER_CACHE_DIR": ""}  # the default cache
-    run = explorer("score", str(data), "--methods", "semantic", "--out", str(out), "--quiet", env=environment)
+    run = explorer("score", str(data), "--detectors", "semantic", "--out", str(out), "--quiet", env=environment)
     _, stderr = run.communicate(timeout=300)
     assert run.returncode == 0, stderr
     assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == ["r1"]
@@ -206,7 +206,7 @@ def test_a_full_cache_leaves_no_temporary_file(tmp_path, record):
     run = explorer(
         "score",
         str(data),
-        "--methods",
+        "--detectors",
         "semantic",
         "--out",
         "/dev/stdout",

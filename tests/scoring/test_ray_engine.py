@@ -47,8 +47,8 @@ def test_rouge_on_ray_writes_the_local_bytes_in_input_order_and_reports_bad_line
     data.write_text("".join(lines), encoding="utf-8")
     local, ray = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
 
-    local_code, local_err = run(capsys, "score", str(data), "--methods", "rouge", "--out", str(local), "--quiet")
-    ray_code, ray_err = run(capsys, "score", str(data), "--methods", "rouge", "--out", str(ray), "--quiet", *RAY)
+    local_code, local_err = run(capsys, "score", str(data), "--detectors", "rouge", "--out", str(local), "--quiet")
+    ray_code, ray_err = run(capsys, "score", str(data), "--detectors", "rouge", "--out", str(ray), "--quiet", *RAY)
 
     assert local_code == ray_code == 1
     assert ray.read_bytes() == local.read_bytes()
@@ -67,9 +67,9 @@ def test_rouge_and_semantic_on_ray_match_the_local_engine_byte_for_byte_on_every
     data = tmp_path / "in.jsonl"
     data.write_text("".join(sample_lines()[::10]), encoding="utf-8")
     local, ray = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
-    methods = ["--methods", "rouge,semantic", "--no-cache", "--quiet"]
-    assert run(capsys, "score", str(data), *methods, "--out", str(local))[0] == 0
-    assert run(capsys, "score", str(data), *methods, "--out", str(ray), *RAY)[0] == 0
+    detector_names = ["--detectors", "rouge,semantic", "--no-cache", "--quiet"]
+    assert run(capsys, "score", str(data), *detector_names, "--out", str(local))[0] == 0
+    assert run(capsys, "score", str(data), *detector_names, "--out", str(ray), *RAY)[0] == 0
     assert ray.read_bytes() == local.read_bytes()
     assert len(ray.read_text(encoding="utf-8").splitlines()) == len(parse_jsonl(data).examples)
 
@@ -83,7 +83,7 @@ def test_an_example_semantic_refuses_is_reported_and_the_workers_fill_the_shared
     out, cache_dir = tmp_path / "out.jsonl", tmp_path / "shared-cache"
 
     code, err = run(
-        capsys, "score", str(data), "--methods", "semantic", "--out", str(out), "--cache-dir", str(cache_dir), *RAY
+        capsys, "score", str(data), "--detectors", "semantic", "--out", str(out), "--cache-dir", str(cache_dir), *RAY
     )
 
     assert code == 1
@@ -99,7 +99,7 @@ def test_an_example_semantic_refuses_is_reported_and_the_workers_fill_the_shared
 def test_eval_scores_missing_results_on_ray_into_the_local_report(tmp_path, capsys):
     data = tmp_path / "in.jsonl"
     data.write_text("".join(sample_lines()[:60]), encoding="utf-8")
-    options = ["--methods", "rouge", "--bootstrap", "20", "--quiet"]
+    options = ["--detectors", "rouge", "--bootstrap", "20", "--quiet"]
     assert run(capsys, "eval", str(data), *options, "--out", str(tmp_path / "local"))[0] == 0
     assert run(capsys, "eval", str(data), *options, "--out", str(tmp_path / "ray"), *RAY)[0] == 0
     assert (tmp_path / "ray.json").read_bytes() == (tmp_path / "local.json").read_bytes()

@@ -15,11 +15,11 @@ from explorer.detectors.semantic import SemanticDetector
 from explorer.detectors.stacked import StackedDetector
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.runner import score_example
-from explorer.ui.state import DEFAULT_METHODS
+from explorer.ui.state import DEFAULT_DETECTORS
 
 # What the page waits for on a first visit: the instant detectors are computed while it draws.
-WAITED_FOR = [m for m in DEFAULT_METHODS if detectors.spec(m).background_for_many()]
-PRECOMPUTE = "OMP_NUM_THREADS=1 python sample_data/precompute.py --methods " + ",".join(WAITED_FOR)
+WAITED_FOR = [m for m in DEFAULT_DETECTORS if detectors.spec(m).background_for_many()]
+PRECOMPUTE = "OMP_NUM_THREADS=1 python sample_data/precompute.py --detectors " + ",".join(WAITED_FOR)
 # Loading the stacked detector's five components takes seconds: once per module.
 made = functools.cache(detectors.create)
 
@@ -34,10 +34,10 @@ def stacked():
     return made("stacked")
 
 
-def shipped(tmp_path, method: str) -> ResultCache:
-    """A cache holding nothing but `method`'s shipped bundle for the sample."""
-    bundle = SHIPPED_SCORES / f"{method}.jsonl.gz"
-    assert bundle.is_file(), f"no shipped scores of {method} for the sample: run {PRECOMPUTE}"
+def shipped(tmp_path, detector_name: str) -> ResultCache:
+    """A cache holding nothing but `detector_name`'s shipped bundle for the sample."""
+    bundle = SHIPPED_SCORES / f"{detector_name}.jsonl.gz"
+    assert bundle.is_file(), f"no shipped scores of {detector_name} for the sample: run {PRECOMPUTE}"
     return ResultCache(tmp_path, seeds=[bundle])
 
 
@@ -50,13 +50,13 @@ def numbers(value) -> list:
     return [value]
 
 
-@pytest.mark.parametrize("method", WAITED_FOR)
-def test_the_page_s_default_detectors_ship_a_score_for_every_sample_example(tmp_path, sample, method):
-    detector = made(method)
-    cache = shipped(tmp_path, method)
+@pytest.mark.parametrize("detector_name", WAITED_FOR)
+def test_the_page_s_default_detectors_ship_a_score_for_every_sample_example(tmp_path, sample, detector_name):
+    detector = made(detector_name)
+    cache = shipped(tmp_path, detector_name)
     stale = [e.id for e in sample if cache.get(detector, e) is None]
-    assert not stale, f"{len(stale)} sample examples lack a shipped {method} score (stale?): run {PRECOMPUTE}"
-    assert (SHIPPED_SCORES / f"{method}.jsonl.gz").stat().st_size < 1 << 20  # the wheel carries it
+    assert not stale, f"{len(stale)} sample examples lack a shipped {detector_name} score (stale?): run {PRECOMPUTE}"
+    assert (SHIPPED_SCORES / f"{detector_name}.jsonl.gz").stat().st_size < 1 << 20  # the wheel carries it
 
 
 def test_the_shipped_scores_are_what_the_detector_computes_now(tmp_path, sample, stacked):

@@ -8,7 +8,7 @@ import pytest
 from explorer.config import shipped_weights
 from explorer.data.example import Labels
 from explorer.generation.backends import Backend, load_generator
-from explorer.generation.npov import METHOD, TASK, GenerationSettings, NpovGenerator, find_adapter
+from explorer.generation.npov import GENERATOR, STYLE, GenerationSettings, NpovGenerator, find_adapter
 from explorer.models.identity import model_identity
 from explorer.models.language_model import default_gguf_path, load_language_model
 from explorer.models.trained import TRAINING_FILE, user_trained_dir
@@ -24,7 +24,7 @@ from explorer.training.generator import (
 )
 from tests.helpers import make_example
 
-PACKAGED = shipped_weights(METHOD) / TASK
+PACKAGED = shipped_weights(GENERATOR) / STYLE
 
 CLEAN = Labels(hallucination=False, coverage_error=False)
 
@@ -62,10 +62,10 @@ def test_the_data_hash_is_of_the_responses_learned_not_of_a_target():
 
 def test_trainer_follows_the_protocol():
     trainer = GeneratorTrainer()
-    for method in ("train", "save"):
+    for detector_name in ("train", "save"):
         assert (
-            list(inspect.signature(getattr(trainer, method)).parameters)
-            == list(inspect.signature(getattr(Trainer, method)).parameters)[1:]
+            list(inspect.signature(getattr(trainer, detector_name)).parameters)
+            == list(inspect.signature(getattr(Trainer, detector_name)).parameters)[1:]
         )
 
 
@@ -116,7 +116,7 @@ def test_two_steps_save_reload_and_generate_identically(tmp_path, monkeypatch):
     assert record["train_data_sha256"] == training_data.data_digest(train_set, "generator")
     trainable = [name for name, p in model.named_parameters() if p.requires_grad]
     assert trainable and all("lora_" in name for name in trainable)
-    out = user_trained_dir(METHOD, language_model.identity, TASK)  # where `explorer train` puts it
+    out = user_trained_dir(GENERATOR, language_model.identity, STYLE)  # where `explorer train` puts it
     GeneratorTrainer().save(model, record, out)
     assert find_adapter(language_model.identity) == out  # the user's own comes before the packaged one
     few = GenerationSettings(max_new_tokens=4)

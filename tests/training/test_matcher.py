@@ -48,7 +48,7 @@ def test_shipped_weights_match_their_training_record():
 
 
 def test_the_training_data_hash_is_reproducible_from_the_shared_data():
-    from explorer.data.shared import SharedDataNotFoundError
+    from explorer.data.shared_data import SharedDataNotFoundError
 
     try:
         triplets = matcher_training.argkp_triplets(RECORD["settings"]["seed"])

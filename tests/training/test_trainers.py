@@ -15,10 +15,10 @@ def test_the_learned_detectors_are_the_ones_with_trainers():
 @pytest.mark.parametrize("name", detectors.trainable())
 def test_each_trainer_follows_the_protocol(name):
     trainer = detectors.trainer(name)
-    for method in ("train", "save"):
+    for detector_name in ("train", "save"):
         assert (
-            list(inspect.signature(getattr(trainer, method)).parameters)
-            == list(inspect.signature(getattr(Trainer, method)).parameters)[1:]
+            list(inspect.signature(getattr(trainer, detector_name)).parameters)
+            == list(inspect.signature(getattr(Trainer, detector_name)).parameters)[1:]
         )
     assert trainer.no_step_options is None or "dev" in trainer.no_step_options
 

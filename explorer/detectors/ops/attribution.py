@@ -1,6 +1,6 @@
 """The salience detector's attribution methods, chosen by name, each giving the `[P + T, T]` map.
 
-Every method attributes teacher-forced response tokens to the prompt (and the earlier response)
+Every attribution attributes teacher-forced response tokens to the prompt (and the earlier response)
 of one causal LM and returns what `explorer.detectors.ops.aggregate` consumes: a `[P + T, T]`
 array whose entry `[s, t]` is input token s's attribution to response token t (0 where `s >=
 P + t` and in the columns of response tokens the aggregation drops, which are not computed).
@@ -26,7 +26,7 @@ P + t` and in the columns of response tokens the aggregation drops, which are no
   the details add the argument x response-sentence matrix (each sentence's log-probability
   change: the sum over its tokens).
 
-Each method has a `version`, bumped when its output changes; it is part of the detector's
+Each attribution has a `version`, bumped when its output changes; it is part of the detector's
 cache key (`SalienceDetector.config`).
 """
 
@@ -50,11 +50,11 @@ DEFAULT_SAMPLES = 4
 
 @dataclass(frozen=True)
 class SalienceInputs:
-    """One teacher-forced example, tokenized: what every method reads.
+    """One teacher-forced example, tokenized: what every attribution reads.
 
     `targets` are the response positions to attribute (the ones the aggregation keeps);
     `target` is the attributed score: "logit" (the paper) or "log_prob"; `argument_labels`
-    name the prompt's arguments in order (for the perturbation methods' matrix); `chunk` is
+    name the prompt's arguments in order (for the perturbation attributions' matrix); `chunk` is
     how many targets share a forward pass on the fast path (speed only, never the result).
     """
 
@@ -77,14 +77,14 @@ class SalienceInputs:
 
 
 @dataclass(frozen=True)
-class MethodOutput:
+class AttributionOutput:
     token_map: np.ndarray  # [P + T, T]
     details: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
-class AttributionMethod:
-    """One way to attribute: its name (the `method` option), what it is, and how it runs."""
+class Attribution:
+    """One way to attribute: its name (the salience detector's `attribution` option), what it is, and how it runs."""
 
     name: str
     title: str
@@ -93,15 +93,15 @@ class AttributionMethod:
     summary: str
     targets: tuple[str, ...]  # the attributed scores it supports; the first is its default
     settings: dict  # its keyword settings and their defaults (part of the cache key)
-    compute: Callable[..., MethodOutput]
+    compute: Callable[..., AttributionOutput]
 
 
-def gradient_x_input(inputs: SalienceInputs) -> MethodOutput:
-    return MethodOutput(_fast_path(inputs, "grad_x_input"))
+def gradient_x_input(inputs: SalienceInputs) -> AttributionOutput:
+    return AttributionOutput(_fast_path(inputs, "grad_x_input"))
 
 
-def gradient_norm(inputs: SalienceInputs) -> MethodOutput:
-    return MethodOutput(_fast_path(inputs, "grad_norm"))
+def gradient_norm(inputs: SalienceInputs) -> AttributionOutput:
+    return AttributionOutput(_fast_path(inputs, "grad_norm"))
 
 
 def _fast_path(inputs: SalienceInputs, reduction: str) -> np.ndarray:
@@ -110,14 +110,14 @@ def _fast_path(inputs: SalienceInputs, reduction: str) -> np.ndarray:
         inputs.prompt_ids,
         inputs.response_ids,
         targets=inputs.targets,
-        method=reduction,
+        attribution=reduction,
         target=inputs.target,
         chunk=inputs.chunk,
         progress=inputs.progress,
     )
 
 
-def integrated_gradients(inputs: SalienceInputs, steps: int = DEFAULT_STEPS) -> MethodOutput:
+def integrated_gradients(inputs: SalienceInputs, steps: int = DEFAULT_STEPS) -> AttributionOutput:
     """Captum `LayerIntegratedGradients` on the embedding layer, one call per target token.
 
     The baseline puts the pad token at the arguments' tokens and leaves the rest of the prompt
@@ -178,7 +178,7 @@ def integrated_gradients(inputs: SalienceInputs, steps: int = DEFAULT_STEPS) -> 
         "max_relative_delta": max(relative, default=0.0),
         "median_relative_delta": float(np.median(relative)) if relative else 0.0,
     }
-    return MethodOutput(token_map, {"convergence": details})
+    return AttributionOutput(token_map, {"convergence": details})
 
 
 def _argument_token_groups(inputs: SalienceInputs) -> list[list[int]]:
@@ -186,13 +186,13 @@ def _argument_token_groups(inputs: SalienceInputs) -> list[list[int]]:
     return aggregate.token_groups(inputs.prompt_spans, [(a.start, a.end) for a in inputs.prompt.arguments])
 
 
-def argument_ablation(inputs: SalienceInputs) -> MethodOutput:
+def argument_ablation(inputs: SalienceInputs) -> AttributionOutput:
     from captum.attr import FeatureAblation
 
     return _perturbation(inputs, FeatureAblation, {}, forwards=len(inputs.prompt.arguments) + 1)
 
 
-def argument_shapley(inputs: SalienceInputs, samples: int = DEFAULT_SAMPLES) -> MethodOutput:
+def argument_shapley(inputs: SalienceInputs, samples: int = DEFAULT_SAMPLES) -> AttributionOutput:
     from captum.attr import ShapleyValueSampling
 
     arguments = len(inputs.prompt.arguments)
@@ -212,7 +212,7 @@ def argument_template(prompt: prompts.Prompt) -> tuple[Callable[..., str], list[
     return fill, [text[s.start : s.end] for s in spans]
 
 
-def _perturbation(inputs: SalienceInputs, kind, options: dict, forwards: int) -> MethodOutput:
+def _perturbation(inputs: SalienceInputs, kind, options: dict, forwards: int) -> AttributionOutput:
     """Captum `LLMAttribution` over whole arguments (removed = replaced by the empty string)."""
     import torch
     from captum.attr import LLMAttribution, TextTemplateInput
@@ -220,7 +220,7 @@ def _perturbation(inputs: SalienceInputs, kind, options: dict, forwards: int) ->
     lm, prompt = inputs.lm, inputs.prompt
     template, values = argument_template(prompt)
     if not values:
-        return MethodOutput(inputs.empty_map(), {"argument_sentence": None})
+        return AttributionOutput(inputs.empty_map(), {"argument_sentence": None})
     llm = LLMAttribution(kind(lm.model), lm.tokenizer)
     calls = [0]
     forward = llm.attr_method.forward_func
@@ -260,7 +260,7 @@ def _perturbation(inputs: SalienceInputs, kind, options: dict, forwards: int) ->
             else "Shapley value of each argument (row) for each response sentence's log-probability (column)",
         }
     }
-    return MethodOutput(token_map, details)
+    return AttributionOutput(token_map, details)
 
 
 def _opening(sentence: str, words: int = 6) -> str:
@@ -269,8 +269,8 @@ def _opening(sentence: str, words: int = 6) -> str:
     return " ".join(split[:words]) + ("…" if len(split) > words else "")
 
 
-_METHODS = (
-    AttributionMethod(
+_ATTRIBUTIONS = (
+    Attribution(
         "grad_x_input",
         "Gradient x input (the paper)",
         "1",
@@ -281,7 +281,7 @@ _METHODS = (
         {},
         gradient_x_input,
     ),
-    AttributionMethod(
+    Attribution(
         "grad_norm",
         "Gradient L2 norm",
         "1",
@@ -291,7 +291,7 @@ _METHODS = (
         {},
         gradient_norm,
     ),
-    AttributionMethod(
+    Attribution(
         "integrated_gradients",
         "Integrated gradients",
         "1",
@@ -302,7 +302,7 @@ _METHODS = (
         {"steps": DEFAULT_STEPS},
         integrated_gradients,
     ),
-    AttributionMethod(
+    Attribution(
         "argument_ablation",
         "Argument ablation",
         "1",
@@ -313,7 +313,7 @@ _METHODS = (
         {},
         argument_ablation,
     ),
-    AttributionMethod(
+    Attribution(
         "argument_shapley",
         "Argument Shapley values",
         "1",
@@ -325,11 +325,11 @@ _METHODS = (
         argument_shapley,
     ),
 )
-METHODS = {m.name: m for m in _METHODS}
-DEFAULT_METHOD = "grad_x_input"
+ATTRIBUTIONS = {a.name: a for a in _ATTRIBUTIONS}
+DEFAULT_ATTRIBUTION = "grad_x_input"
 
 
-def get_method(name: str) -> AttributionMethod:
-    if name not in METHODS:
-        raise ValueError(f"unknown salience method {name!r}; choose from {', '.join(METHODS)}")
-    return METHODS[name]
+def get_attribution(name: str) -> Attribution:
+    if name not in ATTRIBUTIONS:
+        raise ValueError(f"unknown attribution {name!r}; choose from {', '.join(ATTRIBUTIONS)}")
+    return ATTRIBUTIONS[name]

@@ -25,9 +25,9 @@ MODEL_FILE = "model.json"
 
 @dataclass(frozen=True)
 class LogisticHead:
-    """P(error) for `task` from the columns `features`, standardized by `mean` and `scale`."""
+    """P(error) for `error_type` from the columns `features`, standardized by `mean` and `scale`."""
 
-    task: str
+    error_type: str
     features: tuple[str, ...]
     mean: tuple[float, ...]
     scale: tuple[float, ...]
@@ -45,9 +45,10 @@ class LogisticHead:
         return 1.0 / (1.0 + np.exp(-logits))
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON of `MODEL_FILE`, fields in this order."""
+        """The JSON of `MODEL_FILE`, fields in this order. The error type is stored as "task", the
+        field name of the shipped models and of training records."""
         return {
-            "task": self.task,
+            "task": self.error_type,
             "features": list(self.features),
             "mean": list(self.mean),
             "scale": list(self.scale),
@@ -57,15 +58,16 @@ class LogisticHead:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LogisticHead:
-        return cls(**{key: tuple(value) if isinstance(value, list) else value for key, value in data.items()})
+        fields = {"error_type" if key == "task" else key: value for key, value in data.items()}
+        return cls(**{key: tuple(value) if isinstance(value, list) else value for key, value in fields.items()})
 
     @classmethod
-    def from_pipeline(cls, task: str, features: Sequence[str], pipeline) -> LogisticHead:
+    def from_pipeline(cls, error_type: str, features: Sequence[str], pipeline) -> LogisticHead:
         """The head of a fitted `make_pipeline(StandardScaler(), LogisticRegression())` whose
         columns are `features`."""
         scaler, regression = pipeline[0], pipeline[-1]
         return cls(
-            task=task,
+            error_type=error_type,
             features=tuple(features),
             mean=tuple(float(v) for v in scaler.mean_),
             scale=tuple(float(v) for v in scaler.scale_),
@@ -75,7 +77,7 @@ class LogisticHead:
 
     @classmethod
     def fit(
-        cls, task: str, features: Sequence[str], rows: np.ndarray, gold: Sequence[int], strength: float
+        cls, error_type: str, features: Sequence[str], rows: np.ndarray, gold: Sequence[int], strength: float
     ) -> LogisticHead:
         """scikit-learn's class-balanced logistic regression with regularization C = `strength`,
         on rows whose columns are `features`, standardized."""
@@ -84,7 +86,7 @@ class LogisticHead:
         from sklearn.preprocessing import StandardScaler
 
         regression = LogisticRegression(C=strength, class_weight="balanced", max_iter=1000)
-        return cls.from_pipeline(task, features, make_pipeline(StandardScaler(), regression).fit(rows, gold))
+        return cls.from_pipeline(error_type, features, make_pipeline(StandardScaler(), regression).fit(rows, gold))
 
     def save(self, directory: Path) -> str:
         """Write `MODEL_FILE` to `directory`; returns the file's sha256 (for a training record)."""

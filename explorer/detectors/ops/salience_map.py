@@ -43,7 +43,7 @@ from explorer.models.language_model import LanguageModel
 
 Span = tuple[int, int]
 
-METHODS = ("grad_x_input", "grad_norm")
+GRADIENT_ATTRIBUTIONS = ("grad_x_input", "grad_norm")  # the attributions this fast path computes
 TARGETS = ("logit", "log_prob")
 
 
@@ -58,7 +58,7 @@ def token_salience(
     response_ids: Sequence[int],
     *,
     targets: Sequence[int] | None = None,
-    method: str = "grad_x_input",
+    attribution: str = "grad_x_input",
     target: str = "logit",
     chunk: int = 16,
     batched: bool | None = None,
@@ -71,8 +71,10 @@ def token_salience(
     """
     import torch
 
-    if method not in METHODS:
-        raise ValueError(f"unknown salience method {method!r}; choose from {', '.join(METHODS)}")
+    if attribution not in GRADIENT_ATTRIBUTIONS:
+        raise ValueError(
+            f"unknown gradient attribution {attribution!r}; choose from {', '.join(GRADIENT_ATTRIBUTIONS)}"
+        )
     if target not in TARGETS:
         raise ValueError(f"unknown salience target {target!r}; choose from {', '.join(TARGETS)}")
     if not prompt_ids:
@@ -87,7 +89,7 @@ def token_salience(
     salience = np.zeros((prompt_length + response_length, response_length), dtype=np.float32)
 
     def reduce(gradient, inputs):
-        values = (gradient * inputs).sum(-1) if method == "grad_x_input" else gradient.norm(dim=-1)
+        values = (gradient * inputs).sum(-1) if attribution == "grad_x_input" else gradient.norm(dim=-1)
         return values.float().cpu().numpy()
 
     done = 0

@@ -4,7 +4,7 @@ at a threshold (the thresholds themselves: `thresholds`).
 The view (error type, slice, whose failures) and the filters are widgets bound to the URL's
 query parameters (`bind="query-params"`, their keys in `ui.state` are the parameter names), so
 they survive a trip to Inspect and back, a reload, and a shared link. A threshold starts at the
-method's calibrated threshold, the one its verdict on Inspect uses, so the failures listed are
+detector's calibrated threshold, the one its verdict on Inspect uses, so the failures listed are
 what the verdict gets wrong; the dataset's own optimum (Youden's J) is marked beside it.
 """
 
@@ -30,7 +30,7 @@ SYNTHETIC_SAMPLE = "synthetic.jsonl"
 URL = "query-params"
 
 
-def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters:
+def filter_sidebar(frame: pd.DataFrame, detector_names: Sequence[str]) -> table.Filters:
     """Filter widgets in the sidebar, kept in the URL; the split starts on `test` when there is one."""
     with st.sidebar:
         st.subheader("Filter examples")
@@ -54,13 +54,13 @@ def filter_sidebar(frame: pd.DataFrame, methods: Sequence[str]) -> table.Filters
             "Ambiguous type", table.choices(frame, "ambiguous_type"), key=state.DATASET_FILTER_AMBIGUOUS, bind=URL
         )
         ranges = {}
-        columns = [table.score_column(m, t) for m in methods for t in ERROR_TYPES]
+        columns = [table.score_column(m, t) for m in detector_names for t in ERROR_TYPES]
         if columns:
             column = st.selectbox(
                 "Score range of",
                 columns,
                 key=state.DATASET_FILTER_SCORE_COLUMN,
-                format_func=lambda c: f"{report.method_title(c.rsplit('.', 1)[0])} · {c.rsplit('.', 1)[1]}",
+                format_func=lambda c: f"{report.detector_title(c.rsplit('.', 1)[0])} · {c.rsplit('.', 1)[1]}",
                 bind=URL,
             )
             ranges[column] = st.slider(
@@ -110,11 +110,11 @@ def remember_view(source: str) -> None:
 
 
 def choose_view(
-    methods: Sequence[str], examples: Sequence[Example], results, scoring: Sequence[str] = ()
+    detector_names: Sequence[str], examples: Sequence[Example], results, scoring: Sequence[str] = ()
 ) -> tuple[str, str, str]:
-    """Error type, slice, and the method whose failures and outcomes are listed (all kept in the URL).
+    """Error type, slice, and the detector whose failures and outcomes are listed (all kept in the URL).
 
-    Whose failures: the user's choice where the URL holds one, else the method ranking best on
+    Whose failures: the user's choice where the URL holds one, else the detector ranking best on
     the slice (the AUC table's ★) among those scored in full (`scoring`: still in the background).
     """
     kind, chosen_slice, whose = st.columns([1.2, 1, 1])
@@ -135,42 +135,42 @@ def choose_view(
         help="\n\n".join(s.describe(error_type) for s in slices.SLICES)
         + "\n\nExamples with only the other error type are in no slice of this one.",
     )
-    scored = [m for m in methods if m not in scoring] or list(methods)
-    best = table.best_method(examples, results, scored, error_type, slice_name) or methods[0]
+    scored = [m for m in detector_names if m not in scoring] or list(detector_names)
+    best = table.best_detector(examples, results, scored, error_type, slice_name) or detector_names[0]
     # Until the user picks one (here, or in the link they followed), the choice follows the
     # ranking as scores come in. A bound widget holding its default (`index`) is not in the URL.
-    chosen = st.session_state.get(state.DATASET_FAILURE_METHOD)
-    picked = state.DATASET_FAILURE_METHOD in st.query_params or st.session_state.get(state.DATASET_FAILURE_CHOSEN)
+    chosen = st.session_state.get(state.DATASET_FAILURE_DETECTOR)
+    picked = state.DATASET_FAILURE_DETECTOR in st.query_params or st.session_state.get(state.DATASET_FAILURE_CHOSEN)
     if not picked and chosen != best:
-        st.session_state[state.DATASET_FAILURE_METHOD] = best
-    method = whose.selectbox(
+        st.session_state[state.DATASET_FAILURE_DETECTOR] = best
+    detector_name = whose.selectbox(
         "Failures of",
-        list(methods),
-        index=list(methods).index(best),
-        format_func=report.method_title,
-        key=state.DATASET_FAILURE_METHOD,
+        list(detector_names),
+        index=list(detector_names).index(best),
+        format_func=report.detector_title,
+        key=state.DATASET_FAILURE_DETECTOR,
         bind=URL,
         on_change=lambda: st.session_state.__setitem__(state.DATASET_FAILURE_CHOSEN, True),
         help="Starts on the detector that ranks best on this slice (★ in the table below).",
     )
-    return error_type, slice_name, method
+    return error_type, slice_name, detector_name
 
 
 def auc_table(
-    cells: Sequence[auc.AucCell], methods: Sequence[str], scoring: Mapping[str, tuple[int, int]] | None = None
+    cells: Sequence[auc.AucCell], detector_names: Sequence[str], scoring: Mapping[str, tuple[int, int]] | None = None
 ) -> pd.DataFrame:
-    """Slices x methods of one error type, each cell "AUC (interval)" in percent; a method still
+    """Slices x detectors of one error type, each cell "AUC (interval)" in percent; a detector still
     scoring in the background says so ("scoring, n of N") instead of a verdict on partial data."""
     scoring = scoring or {}
 
     def text(cell: auc.AucCell) -> str:
-        progress = scoring.get(cell.method)
+        progress = scoring.get(cell.detector)
         if cell.auc is None:
             return f"scoring, {progress[0]} of {progress[1]}" if progress else cell.note or ""
         shown = f"{100 * cell.auc:.1f}"
         if cell.ci:
             shown += f" ({100 * cell.ci[0]:.1f}–{100 * cell.ci[1]:.1f})"
-        if cell.best and len(methods) > 1:
+        if cell.best and len(detector_names) > 1:
             shown += " ★"
         elif cell.significantly_worse:
             shown += f" · p={cell.p_value:.2g}"
@@ -178,23 +178,25 @@ def auc_table(
             shown += f" · so far ({progress[0]} of {progress[1]} scored)"
         return shown
 
-    by_key = {(c.method, c.slice): c for c in cells}
+    by_key = {(c.detector, c.slice): c for c in cells}
     rows = {}
     for chosen in slices.SLICES:
-        row = {report.method_title(m): text(by_key[(m, chosen.name)]) for m in methods}
-        largest = max((by_key[(m, chosen.name)] for m in methods), key=lambda c: c.positives + c.negatives)
+        row = {report.detector_title(m): text(by_key[(m, chosen.name)]) for m in detector_names}
+        largest = max((by_key[(m, chosen.name)] for m in detector_names), key=lambda c: c.positives + c.negatives)
         row["errors / error-free"] = f"{largest.positives} / {largest.negatives}"
         rows[SLICE_TITLES[chosen.name]] = row
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-def slice_cells(examples: Sequence[Example], results, methods: Sequence[str], error_type: str) -> list[auc.AucCell]:
+def slice_cells(
+    examples: Sequence[Example], results, detector_names: Sequence[str], error_type: str
+) -> list[auc.AucCell]:
     settings = auc.Settings(n_bootstrap=PAGE_BOOTSTRAP)
     cells = []
     for chosen in slices.SLICES:
         members = slices.slice_members(examples, error_type, chosen.name)
-        labels, scores = auc.slice_scores(members, results, methods, error_type)
-        cells += auc.compare_methods("example", error_type, chosen.name, labels, scores, settings)
+        labels, scores = auc.slice_scores(members, results, detector_names, error_type)
+        cells += auc.compare_detectors("example", error_type, chosen.name, labels, scores, settings)
     return cells
 
 
@@ -203,20 +205,20 @@ def show_failures(
     dataset_key: str,
     examples: Sequence[Example],
     results,
-    methods: Sequence[str],
+    detector_names: Sequence[str],
     view: tuple[str, str, str],
 ) -> None:
-    """False negatives and false positives of one method at its threshold, each with the text it
-    is about (the missed span or argument, or what was flagged), every method's score, and a
+    """False negatives and false positives of one detector at its threshold, each with the text it
+    is about (the missed span or argument, or what was flagged), every detector's score, and a
     button opening it in Inspect."""
-    error_type, slice_name, method = view
-    threshold = threshold_for(dataset_key, examples, results, method, error_type, slice_name)
+    error_type, slice_name, detector_name = view
+    threshold = threshold_for(dataset_key, examples, results, detector_name, error_type, slice_name)
     if threshold is None:
-        st.caption(f"{report.method_title(method)} has no ROC curve on this slice: no failures to list.")
+        st.caption(f"{report.detector_title(detector_name)} has no ROC curve on this slice: no failures to list.")
         return
-    outcome = table.outcomes(examples, results, method, error_type, slice_name, threshold)
+    outcome = table.outcomes(examples, results, detector_name, error_type, slice_name, threshold)
     by_id = {e.id: e for e in examples}
-    titles = {m: report.method_title(m) for m in methods}
+    titles = {m: report.detector_title(m) for m in detector_names}
     error_name = ERROR_TITLES[error_type].lower()
     missed, alarms = st.columns(2)
     for where, kind, heading, descending in (
@@ -225,7 +227,7 @@ def show_failures(
     ):
         ids = sorted(
             outcome.index[outcome == kind],
-            key=lambda i: auc.example_score(results[i][method], error_type),
+            key=lambda i: auc.example_score(results[i][detector_name], error_type),
             reverse=descending,
         )
         with where:
@@ -238,8 +240,8 @@ def show_failures(
                 text.html(
                     failures.failure_html(
                         example,
-                        {m: r for m, r in results[example_id].items() if m in methods},
-                        method=method,
+                        {m: r for m, r in results[example_id].items() if m in detector_names},
+                        detector_name=detector_name,
                         error_type=error_type,
                         kind=kind,
                         threshold=threshold,
@@ -267,50 +269,50 @@ def show_evaluation(
     dataset_key: str,
     examples: Sequence[Example],
     results,
-    methods: Sequence[str],
+    detector_names: Sequence[str],
     view: tuple[str, str, str],
     scoring: Mapping[str, tuple[int, int]],
 ) -> None:
     """AUC table of every slice; ROC curves and thresholds of the chosen slice; its failures."""
-    error_type, slice_name, failure_method = view
-    cells = slice_cells(examples, results, methods, error_type)
+    error_type, slice_name, failure_detector = view
+    cells = slice_cells(examples, results, detector_names, error_type)
     st.markdown(f"**ROC AUC × 100, {ERROR_TITLES[error_type].lower()}** (95% bootstrap interval)")
-    st.table(auc_table(cells, methods, scoring))  # an HTML table: it wraps at 1280 px instead of clipping
+    st.table(auc_table(cells, detector_names, scoring))  # an HTML table: it wraps at 1280 px instead of clipping
     st.caption(
         "★ best in the slice; p = DeLong's test against the best, Bonferroni-corrected, shown when "
         "significant (< 0.05). Examples with only the other error type are in no slice."
     )
     current = [c for c in cells if c.slice == slice_name]
-    usable = [c.method for c in current if c.auc is not None]
+    usable = [c.detector for c in current if c.auc is not None]
     if not usable:
         note = current[0].note if current else "no examples"
         st.info(_no_curve_hint(source, slice_name, note))
         return
     members = slices.slice_members(examples, error_type, slice_name)
-    labels, scores = auc.slice_scores(members, results, methods, error_type)
+    labels, scores = auc.slice_scores(members, results, detector_names, error_type)
     curves, points = {}, {}
     plot, thresholds = st.columns([1, 1], gap="medium")
     with thresholds:
-        for method in usable:
-            gold = [labels[u] for u in scores[method]]
-            values = list(scores[method].values())
-            value = threshold_for(dataset_key, examples, results, method, error_type, slice_name)
-            marks = table.thresholds(examples, results, method, error_type, slice_name)
-            counts = show_thresholds(dataset_key, method, error_type, slice_name, gold, values, value, marks)
-            curves[method] = statistics.roc(gold, values)
-            points[method] = (counts.false_positive_rate or 0.0, counts.true_positive_rate or 0.0)
+        for detector_name in usable:
+            gold = [labels[u] for u in scores[detector_name]]
+            values = list(scores[detector_name].values())
+            value = threshold_for(dataset_key, examples, results, detector_name, error_type, slice_name)
+            marks = table.thresholds(examples, results, detector_name, error_type, slice_name)
+            counts = show_thresholds(dataset_key, detector_name, error_type, slice_name, gold, values, value, marks)
+            curves[detector_name] = statistics.roc(gold, values)
+            points[detector_name] = (counts.false_positive_rate or 0.0, counts.true_positive_rate or 0.0)
     with plot:
         st.plotly_chart(
             figures.roc_figure(
                 curves,
-                titles={m: report.method_title(m) for m in curves},
+                titles={m: report.detector_title(m) for m in curves},
                 operating_points=points,
                 title=f"{SLICE_TITLES[slice_name]} · {ERROR_TITLES[error_type]}",
             ),
             key=state.DATASET_ROC,
         )
-    st.subheader(f"Failures of {report.method_title(failure_method)} at its threshold", anchor=False)
-    if failure_method in usable:
-        show_failures(source, dataset_key, examples, results, methods, view)
+    st.subheader(f"Failures of {report.detector_title(failure_detector)} at its threshold", anchor=False)
+    if failure_detector in usable:
+        show_failures(source, dataset_key, examples, results, detector_names, view)
     else:
-        st.caption(f"{report.method_title(failure_method)} has no ROC curve on this slice: no failures to list.")
+        st.caption(f"{report.detector_title(failure_detector)} has no ROC curve on this slice: no failures to list.")

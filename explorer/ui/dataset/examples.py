@@ -28,7 +28,7 @@ def display_frame(frame: pd.DataFrame, outcome: pd.Series | None) -> pd.DataFram
     return shown
 
 
-def show_table(frame: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
+def show_table(frame: pd.DataFrame, detector_names: Sequence[str]) -> pd.DataFrame:
     """Sort controls and the table; returns the rows in the order shown."""
     sort_options = ["(failures first)", *frame.columns]
     left, right = st.columns([3, 1], vertical_alignment="bottom")
@@ -46,7 +46,7 @@ def show_table(frame: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
         table.score_column(m, t): st.column_config.ProgressColumn(
             _column_title(table.score_column(m, t)), min_value=0.0, max_value=1.0, format="%.3f"
         )
-        for m in methods
+        for m in detector_names
         for t in ERROR_TYPES
     }
     thresholds = trust.TrustThresholds()
@@ -94,28 +94,28 @@ def show_examples(
     frame: pd.DataFrame,
     examples: Sequence[Example],
     results,
-    methods: Sequence[str],
+    detector_names: Sequence[str],
     view: tuple[str, str, str],
 ) -> None:
-    """The filtered table with each example's outcome at the failure method's threshold."""
-    error_type, slice_name, method = view
-    threshold = threshold_for(dataset_key, examples, results, method, error_type, slice_name)
+    """The filtered table with each example's outcome at the failure detector's threshold."""
+    error_type, slice_name, detector_name = view
+    threshold = threshold_for(dataset_key, examples, results, detector_name, error_type, slice_name)
     outcome = None
     if threshold is not None:
-        outcome = table.outcomes(examples, results, method, error_type, slice_name, threshold)
+        outcome = table.outcomes(examples, results, detector_name, error_type, slice_name, threshold)
         st.caption(
-            f"Outcome: {report.method_title(method)} at threshold {threshold:.2f} on the "
+            f"Outcome: {report.detector_title(detector_name)} at threshold {threshold:.2f} on the "
             f"{SLICE_TITLES[slice_name].lower()} slice ({ERROR_TITLES[error_type].lower()}); "
             "examples outside the slice have none."
         )
-    shown = show_table(display_frame(frame, outcome), methods)
+    shown = show_table(display_frame(frame, outcome), detector_names)
     example_actions(source, all_examples, list(shown.index), results)
 
 
 def _column_title(column: str) -> str:
     if "." in column:
-        method, error_type = column.rsplit(".", 1)
-        return f"{report.method_title(method)} · {error_type}"
+        detector_name, error_type = column.rsplit(".", 1)
+        return f"{report.detector_title(detector_name)} · {error_type}"
     return column.replace("_", " ")
 
 
@@ -139,18 +139,20 @@ def _safe_name(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)[:80] or "example"
 
 
-def show_summaries(examples: Sequence[Example], results, methods: Sequence[str]) -> None:
-    titles = {m: report.method_title(m) for m in methods}
-    topics = table.topic_summary(examples, results, methods)
+def show_summaries(examples: Sequence[Example], results, detector_names: Sequence[str]) -> None:
+    titles = {m: report.detector_title(m) for m in detector_names}
+    topics = table.topic_summary(examples, results, detector_names)
     st.markdown("**Per topic**: which topics most often hold hallucinations or coverage errors")
     if topics["labelled"].sum():
         st.plotly_chart(figures.topic_figure(topics), key=state.DATASET_TOPIC_FIGURE)
     st.dataframe(topics, column_config=_rate_columns(topics), key=state.DATASET_TOPICS)
-    perspectives = table.perspective_summary(examples, results, methods)
+    perspectives = table.perspective_summary(examples, results, detector_names)
     st.markdown("**Per perspective**: whose arguments the responses drop")
     if not perspectives.empty:
         if perspectives["labelled"].sum():
-            st.plotly_chart(figures.perspective_figure(perspectives, methods, titles), key=state.DATASET_PERSP_FIGURE)
+            st.plotly_chart(
+                figures.perspective_figure(perspectives, detector_names, titles), key=state.DATASET_PERSP_FIGURE
+            )
         st.dataframe(perspectives, column_config=_rate_columns(perspectives), key=state.DATASET_PERSPECTIVES)
 
 
@@ -166,7 +168,7 @@ def _rate_columns(frame: pd.DataFrame) -> dict:
     return config
 
 
-def show_export(source: str, frame: pd.DataFrame, examples: Sequence[Example], results, methods) -> None:
+def show_export(source: str, frame: pd.DataFrame, examples: Sequence[Example], results, detector_names) -> None:
     """Downloads: the filtered table, the eval report of the filtered examples, one example's report."""
     stem = _safe_name(source.removeprefix(links.UPLOAD_PREFIX).removesuffix(".jsonl"))
     st.markdown(f"**Scores table**: the {len(frame)} filtered example(s), one row each, indexed by id")
@@ -186,7 +188,7 @@ def show_export(source: str, frame: pd.DataFrame, examples: Sequence[Example], r
     )
 
     def full_report() -> auc.Evaluation:
-        return auc.evaluate(examples, results, methods)
+        return auc.evaluate(examples, results, detector_names)
 
     description = f"Data: `{source.removeprefix(links.UPLOAD_PREFIX)}`, {len(examples)} filtered example(s)."
     left, right, _ = st.columns([1, 1, 3])

@@ -117,15 +117,15 @@ def scores_uploader(source: str) -> None:
             st.session_state[state.DATASET_SCORES_PROBLEM] = f"{file.name}: {error}"
 
     results, _ = given_scores(source)
-    count = len({m for by_method in results.values() for m in by_method})
-    label = f"Precomputed scores ({count} method(s) loaded)" if results else "Precomputed scores (optional)"
+    count = len({m for by_detector in results.values() for m in by_detector})
+    label = f"Precomputed scores ({count} detector(s) loaded)" if results else "Precomputed scores (optional)"
     with st.expander(label):
         st.file_uploader(
             "Output of `explorer score` for this dataset",
             type=["jsonl", "json", "txt"],
             key=key,
             on_change=read,
-            help="Scores in this file are used as they are; its methods join the ones chosen in the sidebar.",
+            help="Scores in this file are used as they are; its detectors join the ones chosen in the sidebar.",
         )
         if state.DATASET_SCORES_PROBLEM in st.session_state:
             st.error(literal(st.session_state[state.DATASET_SCORES_PROBLEM]))  # names the user's file and fields
@@ -137,8 +137,8 @@ def trust_columns(dataset_key: str, _examples: Sequence[Example]) -> pd.DataFram
     return trust.trust_frame(_examples)
 
 
-def dataset_methods(source: str, chosen: Sequence[str]) -> list[str]:
-    """The sidebar's detectors, then any other method the uploaded scores hold."""
+def dataset_detectors(source: str, chosen: Sequence[str]) -> list[str]:
+    """The sidebar's detectors, then any other detector the uploaded scores hold."""
     results, _ = given_scores(source)
-    found = dict.fromkeys(m for by_method in results.values() for m in by_method)
+    found = dict.fromkeys(m for by_detector in results.values() for m in by_detector)
     return list(chosen) + [m for m in found if m not in chosen]

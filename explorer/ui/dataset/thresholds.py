@@ -1,9 +1,9 @@
-"""Thresholds on the dataset page: where a method's slider starts (the verdict's calibrated
+"""Thresholds on the dataset page: where a detector's slider starts (the verdict's calibrated
 threshold, else the dataset's optimum), the slider with both marked, and what it gives
 (rates, confusion matrix, score distribution).
 
 A threshold belongs to the dataset (`dataset_key`: its name and content fingerprint), the
-method, the error type and the slice; the user's choice is kept per key for the session.
+detector, the error type and the slice; the user's choice is kept per key for the session.
 """
 
 from __future__ import annotations
@@ -19,19 +19,19 @@ from explorer.render import figures
 from explorer.ui import state
 
 
-def _threshold_key(dataset_key: str, method: str, error_type: str, slice_name: str) -> tuple[str, str, str, str]:
-    return (dataset_key, method, error_type, slice_name)
+def _threshold_key(dataset_key: str, detector_name: str, error_type: str, slice_name: str) -> tuple[str, str, str, str]:
+    return (dataset_key, detector_name, error_type, slice_name)
 
 
 def threshold_for(
-    dataset_key: str, examples: Sequence[Example], results, method: str, error_type: str, slice_name: str
+    dataset_key: str, examples: Sequence[Example], results, detector_name: str, error_type: str, slice_name: str
 ) -> float | None:
-    """The method's threshold on this dataset and view: the user's last choice, else the verdict's
+    """The detector's threshold on this dataset and view: the user's last choice, else the verdict's
     calibrated threshold, else Youden's optimum on the slice (None when there is neither)."""
     saved = st.session_state.setdefault(state.DATASET_THRESHOLDS, {})
-    key = _threshold_key(dataset_key, method, error_type, slice_name)
+    key = _threshold_key(dataset_key, detector_name, error_type, slice_name)
     if key not in saved:
-        start = table.thresholds(examples, results, method, error_type, slice_name).start
+        start = table.thresholds(examples, results, detector_name, error_type, slice_name).start
         if start is None:
             return None
         saved[key] = start
@@ -88,7 +88,7 @@ def marks_html(marks: table.Thresholds) -> str:
 
 def show_thresholds(
     dataset_key: str,
-    method: str,
+    detector_name: str,
     error_type: str,
     slice_name: str,
     labels: list[bool],
@@ -97,9 +97,9 @@ def show_thresholds(
     marks: table.Thresholds,
 ) -> statistics.Confusion:
     """Slider (with the verdict's threshold and this set's optimum marked), rates, confusion
-    matrix and score distribution of one method."""
-    key = _threshold_key(dataset_key, method, error_type, slice_name)
-    widget = f"{state.DATASET_THRESHOLD}.{dataset_key}.{method}.{error_type}.{slice_name}"
+    matrix and score distribution of one detector."""
+    key = _threshold_key(dataset_key, detector_name, error_type, slice_name)
+    widget = f"{state.DATASET_THRESHOLD}.{dataset_key}.{detector_name}.{error_type}.{slice_name}"
 
     def save() -> None:
         st.session_state[state.DATASET_THRESHOLDS][key] = st.session_state[widget]
@@ -113,7 +113,7 @@ def show_thresholds(
         else "this dataset's optimum: the point of its ROC curve farthest above chance (Youden's J)"
     )
     threshold = st.slider(
-        f"{report.method_title(method)}: threshold",
+        f"{report.detector_title(detector_name)}: threshold",
         0.0,
         1.0,
         value=value,
@@ -149,9 +149,9 @@ def show_thresholds(
     st.html(confusion_html(counts))
     st.plotly_chart(
         figures.score_distribution_figure(
-            labels, scores, threshold, color=figures.method_color(method), optimum=marks.optimum
+            labels, scores, threshold, color=figures.detector_color(detector_name), optimum=marks.optimum
         ),
-        key=f"{state.DATASET_SPREAD}.{method}",
+        key=f"{state.DATASET_SPREAD}.{detector_name}",
         config={"displayModeBar": False},
     )
     return counts

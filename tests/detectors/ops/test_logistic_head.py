@@ -37,7 +37,7 @@ def test_fit_is_scikit_learns_class_balanced_logistic_regression():
     head = LogisticHead.fit("hallucination", FEATURES, rows, gold, 0.1)
     reference = make_pipeline(StandardScaler(), LogisticRegression(C=0.1, class_weight="balanced", max_iter=1000))
     assert head.p_error(rows) == pytest.approx(reference.fit(rows, gold).predict_proba(rows)[:, 1], abs=1e-9)
-    assert head.task == "hallucination" and head.features == FEATURES
+    assert head.error_type == "hallucination" and head.features == FEATURES
 
 
 def test_saved_and_loaded_the_head_is_the_same_and_its_digest_is_the_files(tmp_path):
@@ -52,9 +52,9 @@ def test_saved_and_loaded_the_head_is_the_same_and_its_digest_is_the_files(tmp_p
     assert list(json.loads(written)) == ["task", "features", "mean", "scale", "weights", "intercept"]
 
 
-@pytest.mark.parametrize("method", ["alignment_classifier", "alignment_classifier_tuned", "stacked"])
-@pytest.mark.parametrize("task", ["hallucination", "coverage"])
-def test_a_shipped_head_saved_again_is_the_same_file(tmp_path, method, task):
-    shipped = shipped_weights(method) / task
+@pytest.mark.parametrize("detector_name", ["alignment_classifier", "alignment_classifier_tuned", "stacked"])
+@pytest.mark.parametrize("error_type", ["hallucination", "coverage"])
+def test_a_shipped_head_saved_again_is_the_same_file(tmp_path, detector_name, error_type):
+    shipped = shipped_weights(detector_name) / error_type
     LogisticHead.load(shipped).save(tmp_path)
     assert (tmp_path / MODEL_FILE).read_bytes() == (shipped / MODEL_FILE).read_bytes()

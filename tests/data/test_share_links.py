@@ -6,7 +6,7 @@ import zlib
 
 import pytest
 
-from explorer.data import share
+from explorer.data import share_links
 from explorer.data.example import Labels
 from tests.helpers import make_example
 
@@ -22,9 +22,9 @@ def test_an_example_comes_back_whole_labels_and_unicode_included():
         topic="税",
         labels=Labels(hallucination=True, coverage_error=False, hallucinated_spans=((17, 30),)),
     )
-    token = share.encode(example)
+    token = share_links.encode(example)
     assert all(c.isalnum() or c in "-_" for c in token)  # URL-safe, no padding
-    assert share.decode(token) == example
+    assert share_links.decode(token) == example
 
 
 def _token(payload: bytes) -> str:
@@ -43,12 +43,12 @@ def _token(payload: bytes) -> str:
     ],
 )
 def test_a_broken_token_names_what_is_wrong(token, problem):
-    with pytest.raises(share.BadToken, match=problem):
-        share.decode(token)
+    with pytest.raises(share_links.BadToken, match=problem):
+        share_links.decode(token)
 
 
 def test_a_token_that_inflates_past_the_limit_is_refused_without_inflating_it():
-    bomb = _token(b" " * (share.MAX_RECORD_BYTES + 1))
+    bomb = _token(b" " * (share_links.MAX_RECORD_BYTES + 1))
     assert len(bomb) < 10_000
-    with pytest.raises(share.BadToken, match="inflates past"):
-        share.decode(bomb)
+    with pytest.raises(share_links.BadToken, match="inflates past"):
+        share_links.decode(bomb)

@@ -78,7 +78,7 @@ def test_ablating_the_copied_argument_costs_more_than_ablating_an_unrelated_one(
     assert token_map.shape == (len(inputs.prompt_ids) + len(inputs.response_ids), len(inputs.response_ids))
     argument_rows = np.flatnonzero(token_map.any(axis=1))
     assert argument_rows.max() < len(inputs.prompt_ids)  # only prompt rows, each argument's tokens
-    result = SalienceDetector(method="argument_ablation").score(COPIED)
+    result = SalienceDetector(attribution="argument_ablation").score(COPIED)
     assert result.details["argument_sentence"]["z"] == matrix["z"]
     assert result.info["config"]["target"] == "log_prob"
 
@@ -103,29 +103,29 @@ def test_argument_shapley_values_add_up_to_the_log_probability_all_arguments_giv
     assert shares.sum() == pytest.approx(efficiency, abs=0.05)  # the Shapley values' efficiency
 
 
-def test_the_method_its_settings_and_its_version_are_part_of_the_cache_key(monkeypatch):
+def test_the_attribution_its_settings_and_its_version_are_part_of_the_cache_key(monkeypatch):
     example = COPIED
-    keys = {result_key(SalienceDetector(method=name), example) for name in attribution.METHODS} | {
-        result_key(SalienceDetector(method="integrated_gradients", steps=32), example)
+    keys = {result_key(SalienceDetector(attribution=name), example) for name in attribution.ATTRIBUTIONS} | {
+        result_key(SalienceDetector(attribution="integrated_gradients", steps=32), example)
     }
-    assert len(keys) == len(attribution.METHODS) + 1
-    before = result_key(SalienceDetector(method="integrated_gradients"), example)
-    bumped = dataclasses.replace(attribution.METHODS["integrated_gradients"], version="2")
-    monkeypatch.setitem(attribution.METHODS, "integrated_gradients", bumped)
-    assert result_key(SalienceDetector(method="integrated_gradients"), example) != before
+    assert len(keys) == len(attribution.ATTRIBUTIONS) + 1
+    before = result_key(SalienceDetector(attribution="integrated_gradients"), example)
+    bumped = dataclasses.replace(attribution.ATTRIBUTIONS["integrated_gradients"], version="2")
+    monkeypatch.setitem(attribution.ATTRIBUTIONS, "integrated_gradients", bumped)
+    assert result_key(SalienceDetector(attribution="integrated_gradients"), example) != before
 
 
-def test_the_default_method_keeps_the_key_of_the_shipped_results(tmp_path):
+def test_the_default_attribution_keeps_the_key_of_the_shipped_results(tmp_path):
     sample = load_samples()[0]
     assert ResultCache(tmp_path).get(SalienceDetector(), sample) is not None
 
 
-def test_unknown_methods_and_settings_are_refused_with_the_valid_ones():
+def test_unknown_attributions_and_settings_are_refused_with_the_valid_ones():
     with pytest.raises(ValueError, match="choose from grad_x_input, grad_norm, integrated_gradients"):
-        SalienceDetector(method="lime")
+        SalienceDetector(attribution="lime")
     with pytest.raises(ValueError, match=r"grad_x_input has no setting steps \(its settings: none\)"):
         SalienceDetector(steps=8)
     with pytest.raises(ValueError, match="target of argument_ablation must be one of log_prob"):
-        SalienceDetector(method="argument_ablation", target="logit")
+        SalienceDetector(attribution="argument_ablation", target="logit")
     with pytest.raises(ValueError, match="steps must be a whole number of at least 1"):
-        SalienceDetector(method="integrated_gradients", steps=0)
+        SalienceDetector(attribution="integrated_gradients", steps=0)
