@@ -109,11 +109,13 @@ def dataset_states(page, shots: Shots) -> None:
     open_dataset_page(page)
     shots.take(page, "dataset")
     page.locator(".st-key-error").get_by_text("Coverage error").click()
+    missed = page.get_by_text("Missed: gold coverage error")
+    missed.wait_for()  # the rerun's answer, not the click's echo
     settle(page)
-    # ROUGE-1's failures: the stacked detector, ranking first, misses none of the sample's.
+    # ROUGE-1's failures: the stacked detector misses none of the sample's coverage errors.
     page.locator(".st-key-failures").click()
     page.get_by_role("option", name="ROUGE-1", exact=True).click()
-    missed = page.get_by_text("Missed: gold coverage error")
+    page.get_by_text("Failures of ROUGE-1 at its threshold").wait_for()
     page.locator("[class*=st-key-dataset-open-]").first.wait_for()
     settle(page)
     missed.evaluate("e => e.scrollIntoView({block: 'start'})")
@@ -129,6 +131,13 @@ def dataset_states(page, shots: Shots) -> None:
     settle(page)
     for tab in ("Examples", "Summaries", "Export"):
         page.get_by_role("tab", name=tab).click()
+        # Only the open tab runs: wait for its rerun to fill the panel, not for the click's echo.
+        page.wait_for_function(
+            "name => [...document.querySelectorAll('[role=tabpanel]')].some(p => !p.hidden"
+            " && p.getAttribute('aria-labelledby') && document.getElementById(p.getAttribute('aria-labelledby'))"
+            "?.innerText.includes(name) && p.innerText.trim().length > 0)",
+            arg=tab,
+        )
         settle(page)
         page.evaluate("window.scrollTo(0, 0)")
         shots.take(page, f"dataset-{tab.lower()}")
@@ -144,7 +153,7 @@ def lab_states(page, shots: Shots) -> None:
     settle(page)
     shots.take(page, "lab")
     page.get_by_role("button", name="Make a synthetic hallucination").click()
-    page.get_by_text(re.compile("synthetic hallucination")).first.wait_for()
+    page.get_by_text(re.compile("synthetic hallucination: removed")).first.wait_for()
     page.locator("[data-score]").first.wait_for()
     settle(page)
     shots.take(page, "lab-after")

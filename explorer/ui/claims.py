@@ -67,6 +67,14 @@ def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> Non
         "(the Perspectrum set has no restatements)."
     )
     st.html(claims.claim_verdict_html(assessment))
+    # Right under the claim verdict, full width, and built only when opened: the matrix is the only
+    # plotly figure Inspect draws with the default detectors, and plotly's 4.7 MB script (fetched and
+    # run by each new browser session) held back the verdict at the top of the page by a second or
+    # more and the whole page by two (bench/page_timing.py).
+    matrix = st.expander(MATRIX_TITLE, key=state.CLAIMS_MATRIX_OPEN, on_change="rerun")
+    if matrix.open:
+        with matrix:
+            show_matrix(example, assessment)
     flags, by_claim = st.columns(2)
     with flags:
         st.markdown("**Flags**")
@@ -74,13 +82,6 @@ def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> Non
     with by_claim:
         st.markdown("**Response by claim**")
         st.html(claims.response_claims_html(example, assessment))
-    # Built only when opened: the matrix is the only plotly figure Inspect draws with the default
-    # detectors, and plotly's 4.7 MB script (fetched and run by each new browser session) held
-    # back the verdict at the top by a second or more and the whole page by two (bench/page_timing.py).
-    matrix = st.expander(MATRIX_TITLE, key=state.CLAIMS_MATRIX_OPEN, on_change="rerun")
-    if matrix.open:
-        with matrix:
-            show_matrix(example, assessment)
     others = {
         detectors.spec(name).title: mean_word_scores(
             assessment.alignment.claims, [(w.start, w.end, w.score) for w in result.response_words]
