@@ -1,15 +1,18 @@
 """How long each page takes to render in a new session once everything is cached (headless Chromium).
 
     python bench/page_timing.py [--repeats 3] [--pages inspect,dataset,lab] [--width 1280 --height 800]
-                                [--checkout PATH]   # another checkout's app, e.g. a worktree of main: before/after
+                                [--checkout PATH]   # whose app; given twice (--checkout ../main-wt --checkout .),
+                                                    # before and after in one run, their visits alternated
                                 [--fresh]           # first visits on new servers instead
 
 Starts the real app on a free port with its own result cache, opens every page once to fill
 the caches (the dataset page's semantic alignment is scored in the background: that first
 visit waits for it), then opens each page in `--repeats` fresh browser contexts (each a new
-Streamlit session, the server's caches warm) and prints two figures per page:
+Streamlit session, the server's caches warm) and prints these figures per page:
 
 - first paint: from navigation to the page's title on screen;
+- verdict (Inspect only): from navigation to the example's verdict on screen, both error types
+  (no "scoring…"): what a user opening Inspect waits for;
 - complete: from navigation to the page's main content drawn (Inspect: highlighted words;
   dataset: the ROC chart and the AUC table; lab: the highlights before and after) and the
   script run finished (no "Running" status, no stale element).
@@ -29,6 +32,7 @@ The browser is Debian's chromium (`CHROMIUM`, default /usr/bin/chromium) driven 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import statistics
@@ -50,8 +54,9 @@ PAGES = {
 WAIT_MS = 600_000  # a warm-up visit may score the dataset in the background on shared cores
 
 
-def visit(browser, url: str, page_name: str, viewport: dict) -> tuple[float, float]:
-    """Seconds to first paint and to complete, in a new browser context (a new session)."""
+def visit(browser, url: str, page_name: str, viewport: dict) -> tuple[float, float, float]:
+    """Seconds to first paint, to the verdict (Inspect; NaN elsewhere) and to complete, in a new
+    browser context (a new session)."""
     title, content = PAGES[page_name]
     context = browser.new_context(viewport=viewport)
     context.set_default_timeout(WAIT_MS)
@@ -60,6 +65,10 @@ def visit(browser, url: str, page_name: str, viewport: dict) -> tuple[float, flo
     tab.goto(f"{url}/{page_name}", wait_until="commit")
     tab.locator("[data-testid=stHeading]", has_text=title).first.wait_for()
     first_paint = time.perf_counter() - started
+    verdict = math.nan
+    if page_name == "inspect":
+        tab.wait_for_function(FRESH_DONE["inspect"], polling=50)
+        verdict = time.perf_counter() - started
     tab.locator(content).first.wait_for()
     if page_name == "dataset":
         # Background scoring shows a progress bar until done; complete means every detector scored.
@@ -67,7 +76,7 @@ def visit(browser, url: str, page_name: str, viewport: dict) -> tuple[float, flo
     settle(tab)
     complete = time.perf_counter() - started
     context.close()
-    return first_paint, complete
+    return first_paint, verdict, complete
 
 
 # What a first visit waits for (`--fresh`): the page's answer, not only its first content.
@@ -100,18 +109,28 @@ def fresh_visit(browser, checkout: Path, page_name: str, viewport: dict) -> floa
         return time.perf_counter() - started
 
 
-def fresh_figures(checkout: Path, pages: list[str], viewport: dict, repeats: int) -> None:
+def fresh_figures(checkouts: list[Path], pages: list[str], viewport: dict, repeats: int) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         for page_name in [p for p in pages if p in FRESH_DONE]:
-            runs = sorted(fresh_visit(browser, checkout, page_name, viewport) for _ in range(repeats))
+            runs: dict[Path, list[float]] = {checkout: [] for checkout in checkouts}
+            for _ in range(repeats):
+                for checkout in checkouts:  # alternated, so that a burst of load hits each alike
+                    runs[checkout].append(fresh_visit(browser, checkout, page_name, viewport))
             what = "first verdict" if page_name == "inspect" else "AUC table complete"
-            shown = ", ".join(f"{r:.1f}" if r < math.inf else f"over {WAIT_MS / 1000:.0f}" for r in runs)
-            # The load moves a lot on a shared machine: it is printed with each figure.
-            print(f"{page_name}: {what} on a fresh server, s: {shown} (load average {os.getloadavg()})")
+            for checkout, seconds in runs.items():
+                shown = ", ".join(f"{r:.1f}" if r < math.inf else f"over {WAIT_MS / 1000:.0f}" for r in sorted(seconds))
+                # The load moves a lot on a shared machine: it is printed with each figure.
+                print(f"{checkout} {page_name}: {what} on a fresh server, s: {shown} (load average {os.getloadavg()})")
         browser.close()
+
+
+def _figure(seconds: list[float]) -> str:
+    if any(math.isnan(s) for s in seconds):
+        return f"{'-':>22}"
+    return f"{statistics.median(seconds):>10.2f} [{min(seconds):.2f}-{max(seconds):.2f}]"
 
 
 def main(argv=None) -> int:
@@ -120,36 +139,50 @@ def main(argv=None) -> int:
     parser.add_argument("--pages", default=",".join(PAGES))
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
-    parser.add_argument("--checkout", type=Path, default=ROOT, help="the checkout whose app.py is served")
+    parser.add_argument(
+        "--checkout",
+        type=Path,
+        action="append",
+        help="a checkout whose app.py is served (default: this one); given twice or more, each gets its own "
+        "server and their visits alternate, so that before and after meet the same load",
+    )
     parser.add_argument("--fresh", action="store_true", help="first visits, each on a new server (Inspect, dataset)")
     args = parser.parse_args(argv)
     pages = [p.strip() for p in args.pages.split(",") if p.strip()]
+    checkouts = [path.resolve() for path in args.checkout or [ROOT]]
     viewport = {"width": args.width, "height": args.height}
     from playwright.sync_api import sync_playwright
 
-    print(f"app of {args.checkout}; load average before: {os.getloadavg()}")
+    print(f"apps of {', '.join(map(str, checkouts))}; load average before: {os.getloadavg()}")
     if args.fresh:
-        fresh_figures(args.checkout, pages, viewport, args.repeats)
+        fresh_figures(checkouts, pages, viewport, args.repeats)
         return 0
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        serve(Path(folder), args.checkout) as url,
-        sync_playwright() as playwright,
-    ):
+    with contextlib.ExitStack() as stack, sync_playwright() as playwright:
+        urls = {}
+        for checkout in checkouts:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            urls[checkout] = stack.enter_context(serve(folder, checkout))
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        for checkout, url in urls.items():
+            for page_name in pages:
+                warm = visit(browser, url, page_name, viewport)
+                print(f"{checkout} {page_name}: warm-up visit {warm[2]:.1f} s (fills the caches)")
+        runs: dict[tuple[Path, str], list] = {(checkout, page): [] for checkout in checkouts for page in pages}
         for page_name in pages:
-            warm = visit(browser, url, page_name, viewport)
-            print(f"{page_name}: warm-up visit {warm[1]:.1f} s (fills the caches)")
-        print(f"\n{'page':<10}{'first paint (s)':>22}{'complete (s)':>22}   ({args.repeats} new sessions, caches warm)")
-        for page_name in pages:
-            runs = [visit(browser, url, page_name, viewport) for _ in range(args.repeats)]
-            paint = [r[0] for r in runs]
-            done = [r[1] for r in runs]
-            print(
-                f"{page_name:<10}{statistics.median(paint):>10.2f} [{min(paint):.2f}-{max(paint):.2f}]"
-                f"{statistics.median(done):>12.2f} [{min(done):.2f}-{max(done):.2f}]"
-            )
+            for _ in range(args.repeats):
+                for checkout, url in urls.items():  # alternated, so that a burst of load hits each alike
+                    runs[checkout, page_name].append(visit(browser, url, page_name, viewport))
         browser.close()
+    print(
+        f"\n{'page':<10}{'first paint (s)':>22}{'verdict (s)':>22}{'complete (s)':>22}"
+        f"   ({args.repeats} new sessions each, caches warm; median [min-max])"
+    )
+    for checkout in checkouts:
+        if len(checkouts) > 1:
+            print(checkout)
+        for page_name in pages:
+            found = runs[checkout, page_name]
+            print(f"{page_name:<10}" + "".join(_figure([r[i] for r in found]) for i in range(3)))
     print(f"\nload average after: {os.getloadavg()} (2 cores; other jobs may share them)")
     return 0
 

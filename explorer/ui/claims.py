@@ -31,6 +31,23 @@ def claim_assessment(example: Example, results: dict[str, DetectorResult]) -> As
     return claim_view_assessment(example, scored.results)
 
 
+MATRIX_TITLE = "Coverage matrix: arguments \u00d7 claims (hover a cell for its evidence)"
+
+
+def show_matrix(example: Example, assessment: Assessment) -> None:
+    """The argument x claim heatmap (`claim_figures.coverage_matrix`) with its legend."""
+    st.plotly_chart(claim_figures.coverage_matrix(example, assessment), width="stretch", key=state.CLAIMS_MATRIX)
+    legend = " ".join(
+        f'<span style="border:2px solid {color};padding:0 0.3em;margin-right:0.4em">{html.escape(meaning)}</span>'
+        for color, meaning in claim_figures.flag_legend()
+    )
+    st.html(
+        f'<div style="font-size:0.8em">{claim_figures.CHECK} counts as a match \u00b7 '
+        f"{claim_figures.RING} matches but does not count (other part, or restated) \u00b7 "
+        f"F\u00b7 framing claim<br>{legend}</div>"
+    )
+
+
 def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> None:
     st.subheader("Claims", anchor=False)
     choice = claim_view_choice()
@@ -50,21 +67,19 @@ def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> Non
         "(the Perspectrum set has no restatements)."
     )
     st.html(claims.claim_verdict_html(assessment))
-    matrix, findings = st.columns([3, 2])
-    with matrix:
-        st.plotly_chart(claim_figures.coverage_matrix(example, assessment), width="stretch", key=state.CLAIMS_MATRIX)
-        legend = " ".join(
-            f'<span style="border:2px solid {color};padding:0 0.3em;margin-right:0.4em">{html.escape(meaning)}</span>'
-            for color, meaning in claim_figures.flag_legend()
-        )
-        st.html(
-            f'<div style="font-size:0.8em">{claim_figures.CHECK} counts as a match \u00b7 '
-            f"{claim_figures.RING} matches but does not count (other part, or restated) \u00b7 "
-            f"F\u00b7 framing claim<br>{legend}</div>"
-        )
-    with findings:
+    # Right under the claim verdict, full width, and built only when opened: the matrix is the only
+    # plotly figure Inspect draws with the default detectors, and plotly's 4.7 MB script (fetched and
+    # run by each new browser session) held back the verdict at the top of the page by a second or
+    # more and the whole page by two (bench/page_timing.py).
+    matrix = st.expander(MATRIX_TITLE, key=state.CLAIMS_MATRIX_OPEN, on_change="rerun")
+    if matrix.open:
+        with matrix:
+            show_matrix(example, assessment)
+    flags, by_claim = st.columns(2)
+    with flags:
         st.markdown("**Flags**")
         st.html(claims.flags_html(example, assessment))
+    with by_claim:
         st.markdown("**Response by claim**")
         st.html(claims.response_claims_html(example, assessment))
     others = {

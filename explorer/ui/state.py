@@ -161,6 +161,7 @@ SIDEBAR_MODEL = "sidebar.model"
 
 # Claim view
 CLAIMS_MATRIX = "claims.matrix"
+CLAIMS_MATRIX_OPEN = "claims.matrix_open"  # the expander the matrix is built in when opened
 CLAIMS_CARDS = "claims.cards"
 
 # A detector's word map on Inspect: WORD_MAP + "." + page prefix and detector + "." + part.

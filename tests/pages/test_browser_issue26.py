@@ -282,6 +282,9 @@ def test_10_score_bars_draw_the_score_solid_and_the_threshold_thin(page):
 
 
 def test_12_the_plotly_toolbar_stays_clear_of_the_claim_matrix_title(page):
+    opener = page.locator(".st-key-claims-matrix_open summary")  # the matrix is built when opened
+    opener.scroll_into_view_if_needed()
+    opener.click()
     matrix = page.locator(".st-key-claims-matrix")
     matrix.scroll_into_view_if_needed()
     matrix.locator(".xtitle").wait_for()

@@ -2,8 +2,8 @@
 
 3. Browser Back from a failure opened in Inspect scrolls the list back to the row that was opened.
 6. The bundled sample's dataset page is complete on a first visit: its default detectors' scores
-   ship. Its screenshots, and Inspect's first screen, at 1280 x 800 and 1600 x 1000 are the
-   copies in `docs/screenshots/`.
+   ship. Its screenshots, and Inspect's first screen, at 1280 x 800 and 1600 x 1000 go to
+   `test-artifacts/` (`docs/screenshots/` is written by `bench/screenshots.py`).
 """
 
 from __future__ import annotations

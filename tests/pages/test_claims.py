@@ -40,6 +40,11 @@ def test_claim_view_and_trust_metrics_show_for_the_opening_sample(app):
     app.run()
     assert "data-claim-card=" in html_bodies(app)
     assert "K-F1++" in body and "trust trap" in body
+    # The matrix (plotly, a 4.7 MB script for the browser) is built when its expander opens, so
+    # that a new session's verdict is not held back by it.
+    assert figures(app) == []
+    app.session_state[state.CLAIMS_MATRIX_OPEN] = True
+    app.run()
     (spec,) = figures(app)
     heatmap = json.loads(spec)["data"][0]
     assert heatmap["type"] == "heatmap" and "similarity" in heatmap["customdata"][0][0]
@@ -64,6 +69,7 @@ def test_pasted_html_is_escaped_in_claims_matrix_and_trust(app):
         "perspectives": [{"name": HOSTILE, "arguments": [HOSTILE + " Taxes cut sugar intake."]}],
         "response": HOSTILE + " Taxes cut sugar intake. Something else entirely.",
     }
+    app.session_state[state.CLAIMS_MATRIX_OPEN] = True
     app.text_area(key="inspect.paste").set_value(json.dumps(record)).run()
     app.button(key="inspect.paste_load").click().run()
     assert not app.exception
