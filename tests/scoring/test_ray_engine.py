@@ -39,16 +39,27 @@ def sample_lines():
     return (SAMPLE_DIR / "examples.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
 
 
-def test_rouge_on_ray_writes_the_local_bytes_in_input_order_and_reports_bad_lines_alike(tmp_path, capsys):
-    # The sample data backwards, with a malformed line and a record missing its query inside.
-    lines = sample_lines()[::-1]
+@pytest.mark.slow
+def test_on_ray_the_output_is_the_local_bytes_bad_lines_and_refusals_are_reported_alike_and_the_cache_fills(
+    tmp_path, capsys
+):
+    # One Ray run checks it all: each run starts a pool of model-loading workers, which cost
+    # far more than the examples. Every tenth sample backwards (27: 25 of the 26 topics,
+    # organic and paraphrased) still makes several batches for the two workers; a malformed
+    # line, a record missing its query and an example semantic refuses sit among them.
+    refused = next(case for case in CASES if case.name == "punctuation-run")
+    lines = sample_lines()[::10][::-1]
     lines[3:3] = ['{"id": "cut",\n', '{"id": "no-query", "perspectives": [], "response": "R"}\n']
+    lines.insert(6, refused.data.decode("utf-8"))
     data = tmp_path / "in.jsonl"
     data.write_text("".join(lines), encoding="utf-8")
-    local, ray = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+    local, ray, cache_dir = tmp_path / "local.jsonl", tmp_path / "ray.jsonl", tmp_path / "shared-cache"
+    detector_names = ["--detectors", "rouge,semantic", "--quiet"]
 
-    local_code, local_err = run(capsys, "score", str(data), "--detectors", "rouge", "--out", str(local), "--quiet")
-    ray_code, ray_err = run(capsys, "score", str(data), "--detectors", "rouge", "--out", str(ray), "--quiet", *RAY)
+    local_code, local_err = run(capsys, "score", str(data), *detector_names, "--no-cache", "--out", str(local))
+    ray_code, ray_err = run(
+        capsys, "score", str(data), *detector_names, "--cache-dir", str(cache_dir), "--out", str(ray), *RAY
+    )
 
     assert local_code == ray_code == 1
     assert ray.read_bytes() == local.read_bytes()
@@ -56,44 +67,15 @@ def test_rouge_on_ray_writes_the_local_bytes_in_input_order_and_reports_bad_line
     assert reported == [line for line in local_err.splitlines() if line.startswith(str(data))]
     assert any(line.startswith(f"{data}: line 4: invalid JSON") for line in reported)
     assert any(line.startswith(f"{data}: line 5: query: is required") for line in reported)
-    expected_ids = [e.id for e in parse_jsonl(data).examples]
-    assert [json.loads(line)["id"] for line in ray.read_text(encoding="utf-8").splitlines()] == expected_ids
-
-
-@pytest.mark.slow
-def test_rouge_and_semantic_on_ray_match_the_local_engine_byte_for_byte_on_every_tenth_sample(tmp_path, capsys):
-    # Every tenth sample (27: 25 of the 26 topics, organic and paraphrased) still makes eight
-    # batches for the two workers; the whole file took a minute to score twice.
-    data = tmp_path / "in.jsonl"
-    data.write_text("".join(sample_lines()[::10]), encoding="utf-8")
-    local, ray = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
-    detector_names = ["--detectors", "rouge,semantic", "--no-cache", "--quiet"]
-    assert run(capsys, "score", str(data), *detector_names, "--out", str(local))[0] == 0
-    assert run(capsys, "score", str(data), *detector_names, "--out", str(ray), *RAY)[0] == 0
-    assert ray.read_bytes() == local.read_bytes()
-    assert len(ray.read_text(encoding="utf-8").splitlines()) == len(parse_jsonl(data).examples)
-
-
-@pytest.mark.slow
-def test_an_example_semantic_refuses_is_reported_and_the_workers_fill_the_shared_cache(tmp_path, capsys):
-    refused = next(case for case in CASES if case.name == "punctuation-run")
-    good = sample_lines()[:3]
-    data = tmp_path / "in.jsonl"
-    data.write_text(good[0] + refused.data.decode("utf-8") + "".join(good[1:]), encoding="utf-8")
-    out, cache_dir = tmp_path / "out.jsonl", tmp_path / "shared-cache"
-
-    code, err = run(
-        capsys, "score", str(data), "--detectors", "semantic", "--out", str(out), "--cache-dir", str(cache_dir), *RAY
+    assert f"rule: semantic: {refused.refused_by['semantic']}" in ray_err
+    examples = parse_jsonl(data).examples
+    records = [json.loads(line) for line in ray.read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in records] == [e.id for e in examples]  # the input's order
+    assert next(r for r in records if r["id"] == "rule")["scores"]["semantic"]["error"].startswith(
+        refused.refused_by["semantic"]
     )
-
-    assert code == 1
-    assert f"rule: semantic: {refused.refused_by['semantic']}" in err
-    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert [r["id"] for r in records] == [e.id for e in parse_jsonl(data).examples]
-    assert records[1]["scores"]["semantic"]["error"].startswith(refused.refused_by["semantic"])
     cache, detector = ResultCache(cache_dir, seeds=[]), SemanticDetector()
-    scored = [e for e in parse_jsonl(data).examples if e.id != "rule"]
-    assert all(cache.get(detector, example) is not None for example in scored)
+    assert all(cache.get(detector, example) is not None for example in examples if example.id != "rule")
 
 
 def test_eval_scores_missing_results_on_ray_into_the_local_report(tmp_path, capsys):
