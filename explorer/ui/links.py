@@ -20,6 +20,7 @@ from explorer.data.example import Example
 from explorer.data.jsonl import LoadResult, parse_jsonl
 from explorer.data.samples import SAMPLE_DIR, SAMPLE_EXAMPLES
 from explorer.ui import editor, state
+from explorer.ui.dataset import scroll
 from explorer.ui.text import literal
 
 UPLOAD_PREFIX = "upload:"
@@ -111,6 +112,7 @@ def back_to_dataset(example: Example) -> None:
     opened = st.session_state.get(state.DATASET_RETURN)
     if opened is None or opened[1] != example.id or named_original(example) != opened[0]:
         return
+    scroll.top_on_arrival()
     # Only the dataset's name: the dataset page brings back the rest of its view (`restore_view`).
     st.page_link(
         DATASET_PAGE,

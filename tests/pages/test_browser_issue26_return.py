@@ -44,6 +44,17 @@ def test_3_back_from_a_failure_opened_in_inspect_returns_to_its_place_in_the_lis
         timeout=10_000,
     )
     screenshot(page, "issue26-3-back-scroll")
+    # Opened again from down there, Inspect starts at its top, "Back to the failures" in view.
+    page.locator("." + key).get_by_role("button", name="Inspect").click()
+    page.wait_for_selector("[data-score]")
+    settle(page)
+    page.wait_for_function(
+        "() => { const link = [...document.querySelectorAll('a')]"
+        ".find(a => a.innerText.includes('Back to the failures'));"
+        " if (!link) return false; const box = link.getBoundingClientRect();"
+        " return box.top >= 0 && box.bottom <= window.innerHeight; }",
+        timeout=10_000,
+    )
 
 
 def test_6_the_bundled_samples_page_is_complete_on_a_first_visit_at_both_sizes(page):

@@ -22,6 +22,7 @@ import streamlit as st
 _SCRIPT = """<script>
 (() => {
   const KEY = "explorer.dataset.return";
+  const ARRIVAL = "explorer.inspect.arrival";
   const OPENS = '[class*="st-key-dataset-open"]';
   const scroller = (element) => {
     for (let e = element.parentElement; e; e = e.parentElement) {
@@ -37,6 +38,7 @@ _SCRIPT = """<script>
       if (!row) return;
       const key = [...row.classList].find((name) => name.startsWith("st-key-dataset-open"));
       sessionStorage.setItem(KEY, JSON.stringify({key, top: row.getBoundingClientRect().top}));
+      sessionStorage.setItem(ARRIVAL, "1");
     }, true);
   }
   const saved = JSON.parse(sessionStorage.getItem(KEY) || "null");
@@ -66,6 +68,36 @@ _SCRIPT = """<script>
   follow();
 })();
 </script>"""
+
+
+# Inspect is drawn in the same scrolling element the failures list was scrolled in, and kept
+# its offset now and then: the example opened with its top, "Back to the failures" included,
+# above the window. So Inspect starts at the top when an "Inspect" button opened it (the flag
+# the script above sets), following the page for a second as it is drawn, unless the user
+# scrolls, clicks or types first.
+_TOP_SCRIPT = """<script>
+(() => {
+  if (!sessionStorage.getItem("explorer.inspect.arrival")) return;
+  sessionStorage.removeItem("explorer.inspect.arrival");
+  let quit = false;
+  for (const kind of ["wheel", "touchstart", "keydown", "mousedown"]) {
+    window.addEventListener(kind, () => { quit = true; }, {once: true, capture: true, passive: true});
+  }
+  const main = () => document.querySelector("[data-testid=stMain]") || document.scrollingElement;
+  const started = Date.now();
+  const top = () => {
+    if (quit || Date.now() - started > 1500) return;
+    main().scrollTop = 0;
+    setTimeout(top, 100);
+  };
+  top();
+})();
+</script>"""
+
+
+def top_on_arrival() -> None:
+    """On Inspect: start at the top when a failure's "Inspect" button opened it (see above)."""
+    st.html(_TOP_SCRIPT, unsafe_allow_javascript=True)  # a fixed script: no user text in it
 
 
 def return_to_place() -> None:
