@@ -161,12 +161,13 @@ def load_training_files(paths: Sequence[Path]) -> list[Example]:
     return examples
 
 
+# `explorer train`'s step options, by the trainer settings' field each one sets.
+STEP_OPTIONS = {"steps": "--steps", "batch_size": "--batch-size", "learning_rate": "--lr", "eval_every": "--eval-every"}
+
+
 def step_options(args: argparse.Namespace) -> dict[str, float]:
-    """The optimizer options given on the command line (`explorer train`), by trainer name."""
+    """The optimizer options given on the command line (`explorer train`), by settings field."""
     given = {
-        "steps": args.steps,
-        "batch_size": args.batch_size,
-        "learning_rate": args.lr,
-        "eval_every": args.eval_every,
+        field: getattr(args, option.removeprefix("--").replace("-", "_")) for field, option in STEP_OPTIONS.items()
     }
     return {k: v for k, v in given.items() if v is not None}

@@ -34,14 +34,11 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.ops.logistic_head import LogisticHead
 
-DETECTOR = "stacked"
-SHIPPED = shipped_weights(DETECTOR)
 COMPONENTS = ("rouge", "semantic", "semantic_tuned", "alignment_classifier_tuned", "tagger")
 FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
 OPTIONAL = ("tagger",)
@@ -113,7 +110,7 @@ def create_components() -> dict[str, Detector]:
 
 
 class StackedDetector(Detector):
-    name = DETECTOR
+    name = "stacked"
     # 2: the Perspectrum-trained cross-encoder joins the components; 3: the tuned alignment classifier;
     # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too
     version = "4"
@@ -121,14 +118,15 @@ class StackedDetector(Detector):
     def __init__(
         self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None
     ):
-        from explorer.models.trained import TrainedNotFoundError, find_trained
+        from explorer.detectors import weights
+        from explorer.models.trained import TrainedNotFoundError
 
         try:
             self.components = dict(components or create_components())
             self.models = dict(models or {})
             for error_type in ERROR_TYPES:
                 if error_type not in self.models:
-                    self.models[error_type] = load(find_trained(DETECTOR, self.model_identity(), error_type, SHIPPED))
+                    self.models[error_type] = load(weights(self.name).find(self.model_identity(), error_type))
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
 
