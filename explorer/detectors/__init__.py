@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.data.labels import PAIR_TASK, SPAN_TASK
+from explorer.detectors import details
 from explorer.detectors.base import (
     ArgumentWordScore,
     Detector,
@@ -19,6 +20,7 @@ from explorer.detectors.base import (
     Progress,
     ResponseWordScore,
 )
+from explorer.detectors.details import Detail
 from explorer.models.trained import MATCHER, Weights
 
 if TYPE_CHECKING:
@@ -28,6 +30,7 @@ __all__ = [
     "ArgumentWordScore",
     "Detector",
     "DetectorError",
+    "Detail",
     "DetectorResult",
     "DetectorSpec",
     "FAST",
@@ -59,6 +62,7 @@ class DetectorSpec:
     `fast` ones (well under a second an example) inline for one example and in the background
     for a dataset; `slow` ones (seconds to minutes, a language model) always in the background.
     `uses_model` marks detectors that read the chosen causal LM (`--model`, the sidebar path).
+    `details` lists the `Detail`s its results may keep (`explorer.detectors.details`).
     A learned detector declares where its weights live (`weights`, read by `Weights.find`) and
     the `explorer.training.Trainer` that makes them (`trainer`, "module:Class").
     """
@@ -71,6 +75,7 @@ class DetectorSpec:
     argument_word_meaning: str
     cost: str = FAST
     uses_model: bool = False
+    details: tuple[Detail, ...] = ()
     weights: Weights | None = None
     trainer: str | None = None
 
@@ -98,6 +103,7 @@ _SPECS = (
         response_word_meaning="1 - similarity of the word's claim to the best-matching argument sentence",
         argument_word_meaning="1 - similarity of the word's sentence or clause to the best-matching claim",
         cost=FAST,
+        details=(details.ALIGNMENT,),
         summary="Meaning match (all-MiniLM-L6-v2): claims no argument sentence supports; arguments no claim covers.",
     ),
     DetectorSpec(
@@ -108,6 +114,7 @@ _SPECS = (
         argument_word_meaning="1 - the largest share of any response word's gradient x input that this word holds",
         cost=SLOW,
         uses_model=True,
+        details=(details.HEATMAP, details.TOKENS, details.CONVERGENCE, details.ARGUMENT_SENTENCE),
         summary="Gradient x input of a local LM (default SmolLM2-135M): response words that draw on no argument "
         "word; argument words no response word draws on. Seconds to minutes per example on a CPU.",
     ),
@@ -172,6 +179,7 @@ _SPECS = (
         cost=FAST,
         weights=MATCHER,
         trainer="explorer.training.matcher:MatcherTrainer",
+        details=(details.ALIGNMENT,),
         summary="Semantic alignment with MiniLM + a LoRA matcher fine-tuned on ArgKP train matches "
         "(explorer/resources/matcher).",
     ),
@@ -223,6 +231,7 @@ _SPECS = (
         cost=FAST,
         weights=Weights("stacked"),
         trainer="explorer.training.stacked:StackedTrainer",
+        details=(details.ALIGNMENT, details.LEFT_OUT, details.EVIDENCE),
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
         "alignment classifier's and the token tagger's example scores, fitted on the half of Perspectrum train and of "
         "the team-written corpus the tagger never saw, C and features chosen on the foreign NPOV dev set "

@@ -20,7 +20,7 @@ Word scores are not learned: response words come from `RESPONSE_WORDS`, argument
 the result keeps the tuned matcher's alignment (its claims) in `details` for the claim view.
 The tagger reads at most 512 word pieces of arguments per window and refuses arguments longer
 than that; without it the head still scores (its features at their training mean) and the
-word scores come from `FALLBACK_WORDS`. `details["evidence"]` says what each component's score
+word scores come from `FALLBACK_WORDS`. `details.EVIDENCE` says what each component's score
 added to the log-odds of each error type (`evidence`), which Inspect and the report show under
 the verdict. The model is about a kilobyte of JSON per error type (`explorer/resources/stacked/<error type>/`).
 """
@@ -36,6 +36,7 @@ import numpy as np
 
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
+from explorer.detectors import details
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.ops.logistic_head import LogisticHead
 
@@ -60,7 +61,7 @@ def feature_row(results: Mapping[str, DetectorResult], perspective: str | None =
             elif error_type == "coverage" and perspective is not None:
                 row.append(result.per_perspective[perspective])
             else:
-                row.append(getattr(result, error_type))
+                row.append(result.score(error_type))
     return np.asarray(row, dtype=np.float64)
 
 
@@ -174,6 +175,7 @@ class StackedDetector(Detector):
         optional components that could not read it (their features take the training mean)."""
         row = feature_row(results)
         coverage = self.models["coverage"]
+        alignment = details.ALIGNMENT.of(results[ALIGNMENT])
         response_words = results.get(RESPONSE_WORDS, results[FALLBACK_WORDS]).response_words
         argument_words = results.get(ARGUMENT_WORDS, results[FALLBACK_WORDS]).argument_words
         return DetectorResult(
@@ -186,9 +188,11 @@ class StackedDetector(Detector):
             info=self.info(),
             # The claims behind the claim view, for it and for reports.
             details={
-                **{key: value for key, value in results[ALIGNMENT].details.items() if key == "alignment"},
-                **({"left_out": dict(missing)} if missing else {}),
+                **({details.ALIGNMENT.key: alignment} if alignment is not None else {}),
+                **({details.LEFT_OUT.key: dict(missing)} if missing else {}),
                 # Why the example scores as it does, for the verdict's explanation.
-                "evidence": {error_type: evidence(self.models[error_type], row) for error_type in ERROR_TYPES},
+                details.EVIDENCE.key: {
+                    error_type: evidence(self.models[error_type], row) for error_type in ERROR_TYPES
+                },
             },
         )

@@ -103,7 +103,7 @@ def dev_aucs(model, tokenizer, examples: Sequence[Example], limit: int) -> dict[
     aucs = {}
     for error_type in ERROR_TYPES:
         pairs = dev_targets(examples, error_type)
-        aucs[error_type] = roc_auc([t for _, t in pairs], [getattr(results[i], error_type) for i, _ in pairs])
+        aucs[error_type] = roc_auc([t for _, t in pairs], [results[i].score(error_type) for i, _ in pairs])
     return aucs
 
 
