@@ -10,6 +10,7 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from explorer import console
 from explorer.data.labels import PAIR_TASK, SPAN_TASK
 from explorer.detectors import details
 from explorer.detectors.base import (
@@ -21,6 +22,8 @@ from explorer.detectors.base import (
     ResponseWordScore,
 )
 from explorer.detectors.details import Detail
+from explorer.detectors.ops import attribution
+from explorer.detectors.options import Option
 from explorer.models.trained import MATCHER, Weights
 
 if TYPE_CHECKING:
@@ -35,6 +38,7 @@ __all__ = [
     "DetectorSpec",
     "FAST",
     "INSTANT",
+    "Option",
     "SLOW",
     "Progress",
     "ResponseWordScore",
@@ -62,6 +66,7 @@ class DetectorSpec:
     `fast` ones (well under a second an example) inline for one example and in the background
     for a dataset; `slow` ones (seconds to minutes, a language model) always in the background.
     `uses_model` marks detectors that read the chosen causal LM (`--model`, the sidebar path).
+    `options` are its settings the CLI and the sidebar offer (`explorer.detectors.options`);
     `details` lists the `Detail`s its results may keep (`explorer.detectors.details`).
     A learned detector declares where its weights live (`weights`, read by `Weights.find`) and
     the `explorer.training.Trainer` that makes them (`trainer`, "module:Class").
@@ -75,6 +80,7 @@ class DetectorSpec:
     argument_word_meaning: str
     cost: str = FAST
     uses_model: bool = False
+    options: tuple[Option, ...] = ()
     details: tuple[Detail, ...] = ()
     weights: Weights | None = None
     trainer: str | None = None
@@ -85,6 +91,33 @@ class DetectorSpec:
     def background_for_many(self) -> bool:
         return self.cost != INSTANT
 
+
+_SALIENCE_OPTIONS = (
+    Option(
+        "attribution",
+        f"attribution method of the salience detector (--salience-method is an accepted alias; default: "
+        f"{attribution.DEFAULT_ATTRIBUTION}, the paper's); "
+        + "; ".join(f"{m.name}: {m.title}" for m in attribution.ATTRIBUTIONS.values()),
+        default=attribution.DEFAULT_ATTRIBUTION,
+        choices={m.name: m.title for m in attribution.ATTRIBUTIONS.values()},
+        about="\n\n".join(
+            f"**{m.title}** (Captum `{m.captum}`): {m.summary}" for m in attribution.ATTRIBUTIONS.values()
+        )
+        + "\n\nOnly the paper's attribution has precomputed results for the sample data; the others compute "
+        "in the background.",
+        aliases=("--salience-method",),
+    ),
+    Option(
+        "steps",
+        f"integrated gradients: interpolation steps (default {attribution.DEFAULT_STEPS})",
+        type=console.SALIENCE_STEPS,
+    ),
+    Option(
+        "samples",
+        f"argument Shapley values: sampled argument orders (default {attribution.DEFAULT_SAMPLES})",
+        type=console.SALIENCE_SAMPLES,
+    ),
+)
 
 _SPECS = (
     DetectorSpec(
@@ -114,6 +147,7 @@ _SPECS = (
         argument_word_meaning="1 - the largest share of any response word's gradient x input that this word holds",
         cost=SLOW,
         uses_model=True,
+        options=_SALIENCE_OPTIONS,
         details=(details.HEATMAP, details.TOKENS, details.CONVERGENCE, details.ARGUMENT_SENTENCE),
         summary="Gradient x input of a local LM (default SmolLM2-135M): response words that draw on no argument "
         "word; argument words no response word draws on. Seconds to minutes per example on a CPU.",
