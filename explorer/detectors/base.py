@@ -105,6 +105,21 @@ class DetectorResult:
         )
 
     @classmethod
+    def without_words(
+        cls, detector: Detector, hallucination: float, coverage: float, per_perspective: Mapping[str, float]
+    ) -> DetectorResult:
+        """The result of a detector that reads the example as a whole (the LM classifiers): scores, no words."""
+        return cls(
+            detector=detector.name,
+            hallucination=hallucination,
+            coverage=coverage,
+            per_perspective=per_perspective,
+            response_words=(),
+            argument_words=(),
+            info=detector.info(),
+        )
+
+    @classmethod
     def from_units(
         cls,
         detector: Detector,

@@ -106,12 +106,4 @@ class LoraClassifierDetector(Detector):
                     progress(done, total)
             else:
                 per_perspective[perspective.name] = coverage
-        return DetectorResult(
-            detector=self.name,
-            hallucination=hallucination,
-            coverage=coverage,
-            per_perspective=per_perspective,
-            response_words=(),
-            argument_words=(),
-            info=self.info(),
-        )
+        return DetectorResult.without_words(self, hallucination, coverage, per_perspective)

@@ -83,15 +83,7 @@ class PromptClassifierDetector(Detector):
             perspective.name: run("coverage", example.replace(perspectives=(perspective,))) if several else coverage
             for perspective in example.perspectives
         }
-        return DetectorResult(
-            detector=self.name,
-            hallucination=hallucination,
-            coverage=coverage,
-            per_perspective=per_perspective,
-            response_words=(),
-            argument_words=(),
-            info=self.info(),
-        )
+        return DetectorResult.without_words(self, hallucination, coverage, per_perspective)
 
 
 NUM_VIRTUAL_TOKENS = 5
