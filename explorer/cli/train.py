@@ -171,7 +171,7 @@ def run_train(args: argparse.Namespace) -> int:
         model, record = trainer.train(request)
     except TrainingInputError as error:
         raise CliError(str(error), EXIT_USAGE) from error
-    record["data"] = [path.name for path in paths]
+    record.setdefault("data", [path.name for path in paths])  # the matcher's names its own (ArgKP)
     out = args.out or detectors.weights(args.detector).user_dir(record["model"], task)
     try:
         trainer.save(model, record, out)
@@ -263,4 +263,6 @@ def add_parsers(commands) -> None:
     train.add_argument("--threads", type=console.THREADS, help="torch CPU threads (default: torch's choice)")
     train.set_defaults(run=run_train)
     # Without --data it reads the shipped samples, files of the repository, which no output may replace.
-    declare(train, Files(inputs=("data", "model"), output="out", folder=True))
+    # --work is a resumable trainer's own checkpoint folder, read back by a rerun: like the result
+    # cache's folder it is left to the trainer (the output guard refuses a folder that exists).
+    declare(train, Files(inputs=("data", "model"), output="out", folder=True, unguarded=("work",)))
