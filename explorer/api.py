@@ -80,7 +80,7 @@ class Inspection:
             row: dict[str, Any] = {"detector": name}
             for error_type in ERROR_TYPES:
                 fit = verdict.thresholds({name: result})[name][error_type]
-                score = getattr(result, error_type)
+                score = result.score(error_type)
                 row[error_type] = score
                 row[f"{error_type} threshold"] = fit.threshold if fit is not None and fit.informative else None
                 row[f"{error_type} verdict"] = fit.verdict(score) if fit is not None else None

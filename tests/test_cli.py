@@ -1,11 +1,16 @@
+import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
+from explorer import detectors
 from explorer.cli import main
+from explorer.cli.common import STEP_OPTIONS
+from explorer.models.trained import TrainedNotFoundError
 from tests.faults import explorer
 from tests.helpers import jsonl
 
@@ -102,10 +107,35 @@ def test_train_writes_an_alignment_classifier_the_detector_then_finds(tmp_path, 
     from explorer.detectors import alignment_classifier
     from explorer.models.encoder import SentenceEncoder
 
-    found = alignment_classifier.find_model(SentenceEncoder().identity(), "coverage")
+    found = detectors.weights("alignment_classifier").find(SentenceEncoder().identity(), "coverage")
     assert found.is_relative_to(tmp_path / "cache")
-    trained, shipped = (alignment_classifier.load(d) for d in (found, alignment_classifier.SHIPPED_MODELS / "coverage"))
+    trained, shipped = (
+        alignment_classifier.load(d) for d in (found, detectors.weights("alignment_classifier").shipped / "coverage")
+    )
     assert trained.weights == pytest.approx(shipped.weights, rel=1e-4)
+
+
+@pytest.mark.parametrize("name", detectors.trainable())
+def test_train_help_of_every_learned_detector_shows_its_trainers_own_defaults(name, capsys):
+    with pytest.raises(SystemExit) as exit:
+        main(["train", "--detector", name, "--help"])
+    assert exit.value.code == 0
+    shown, trainer = capsys.readouterr().out, detectors.trainer(name)
+    assert f"--detector {name}: {trainer.description}" in shown and trainer.model_help in shown
+    for field in dataclasses.fields(trainer.settings) if trainer.settings else ():
+        if field.name in STEP_OPTIONS:
+            assert f"{STEP_OPTIONS[field.name]} {field.default}" in shown
+
+
+@pytest.mark.parametrize("name", [name for name in detectors.trainable() if detectors.weights(name).tasks])
+def test_the_command_a_missing_trained_model_names_works(name, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))
+    with pytest.raises(TrainedNotFoundError) as missing:
+        detectors.weights(name).find("no-such-model@0", detectors.weights(name).tasks[-1])
+    command = re.search(r"`explorer (train [^`]*)`", str(missing.value)).group(1).split()
+    with pytest.raises(SystemExit) as exit:
+        main([*command, "--help"])
+    assert exit.value.code == 0 and f"--detector {name}:" in capsys.readouterr().out
 
 
 def test_step_settings_for_the_alignment_classifier_are_a_usage_error(capsys):

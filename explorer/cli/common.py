@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from explorer import console, detectors
 from explorer.config import cache_dir, torch_threads
 from explorer.data.example import Example
 from explorer.data.jsonl import LoadResult, parse_jsonl
-from explorer.detectors.ops import attribution
 from explorer.models.language_model import InvalidModelError
 from explorer.scoring import ray_engine
 from explorer.scoring.cache import ResultCache
@@ -51,20 +50,24 @@ def parse_detector_names(value: str) -> list[str]:
     return chosen
 
 
-def detector_options(names: Sequence[str], model: str | None, salience: dict | None = None) -> dict[str, dict]:
+def detector_options(
+    names: Sequence[str], model: str | None, given: Mapping[str, dict] | None = None
+) -> dict[str, dict]:
     """Each detector's constructor options: `model` (`detectors.create` gives it only to those
-    that run a language model) and, for the salience detector, its attribution and settings."""
-    return {name: {"model": model, **((salience or {}) if name == "salience" else {})} for name in names}
+    that run a language model) and the options of its spec given on the command line (`given`)."""
+    return {name: {"model": model, **(given or {}).get(name, {})} for name in names}
 
 
-def build_detectors(names: Sequence[str], model: str | None, salience: dict | None = None) -> list[detectors.Detector]:
-    """Instantiate detectors by name; `model` goes to those that run a language model and
-    `salience` (attribution and its settings) to the salience detector.
+def build_detectors(
+    names: Sequence[str], model: str | None, given: Mapping[str, dict] | None = None
+) -> list[detectors.Detector]:
+    """Instantiate detectors by name; `model` goes to those that run a language model and each
+    one's options given on the command line (`given`, by detector name) to it.
 
     A detector that cannot work with the chosen model (e.g. no classifier prompt was trained
     for it) or settings is a usage error with the detector's message, not a traceback.
     """
-    options = detector_options(names, model, salience)
+    options = detector_options(names, model, given)
     chosen = []
     for name in names:
         try:
@@ -92,16 +95,14 @@ def score_on_engine(
         raise CliError(f"{given}: only with --engine ray", EXIT_USAGE)
     names = list(dict.fromkeys(m for _, ms in requests for m in ms))
     set_threads(args, names)
-    built = {d.name: d for d in build_detectors(names, args.model, salience_options(args))}
+    built = {d.name: d for d in build_detectors(names, args.model, given_options(args))}
     directory = None if args.no_cache else args.cache_dir or cache_dir()
     if args.engine == "local":
         return score_requests(((e, [built[m] for m in ms]) for e, ms in requests), result_cache(args))
     built.clear()  # built only to refuse what cannot work: each worker builds its own
     settings = ray_engine.Settings(args.address, args.workers or 1, args.gpus_per_worker or 0.0, args.quiet)
     try:
-        return ray_engine.score(
-            requests, detector_options(names, args.model, salience_options(args)), directory, settings
-        )
+        return ray_engine.score(requests, detector_options(names, args.model, given_options(args)), directory, settings)
     except ray_engine.EngineError as error:
         raise CliError(str(error), EXIT_USAGE) from error
 
@@ -115,32 +116,31 @@ def set_threads(args: argparse.Namespace, names: Sequence[str]) -> None:
         torch.set_num_threads(args.threads or torch_threads())
 
 
-def salience_options(args: argparse.Namespace) -> dict:
-    options = {"attribution": args.salience_attribution, "steps": args.salience_steps, "samples": args.salience_samples}
-    return {k: v for k, v in options.items() if v is not None}
+def given_options(args: argparse.Namespace) -> dict[str, dict]:
+    """The detector options (`DetectorSpec.options`) given on the command line, by detector name."""
+    given = {}
+    for name in detectors.names():
+        options = detectors.spec(name).options
+        chosen = {o.name: value for o in options if (value := getattr(args, o.dest(name))) is not None}
+        if chosen:
+            given[name] = chosen
+    return given
 
 
-def add_salience_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("salience")
-    group.add_argument(
-        "--salience-attribution",
-        "--salience-method",
-        dest="salience_attribution",
-        choices=list(attribution.ATTRIBUTIONS),
-        help="attribution method of the salience detector (--salience-method is an accepted alias; default: "
-        f"{attribution.DEFAULT_ATTRIBUTION}, the paper's); "
-        + "; ".join(f"{m.name}: {m.title}" for m in attribution.ATTRIBUTIONS.values()),
-    )
-    group.add_argument(
-        "--salience-steps",
-        type=console.SALIENCE_STEPS,
-        help=f"integrated gradients: interpolation steps (default {attribution.DEFAULT_STEPS})",
-    )
-    group.add_argument(
-        "--salience-samples",
-        type=console.SALIENCE_SAMPLES,
-        help=f"argument Shapley values: sampled argument orders (default {attribution.DEFAULT_SAMPLES})",
-    )
+def add_detector_options(parser: argparse.ArgumentParser) -> None:
+    """One group of options per detector that declares some on its spec, then `--threads`."""
+    for name in detectors.names():
+        if options := detectors.spec(name).options:
+            group = parser.add_argument_group(name)
+            for option in options:
+                group.add_argument(
+                    option.flag(name),
+                    *option.aliases,
+                    dest=option.dest(name),
+                    type=option.type,
+                    choices=list(option.choices) or None,
+                    help=option.help,
+                )
     parser.add_argument(
         "--threads",
         type=console.THREADS,
@@ -161,12 +161,13 @@ def load_training_files(paths: Sequence[Path]) -> list[Example]:
     return examples
 
 
+# `explorer train`'s step options, by the trainer settings' field each one sets.
+STEP_OPTIONS = {"steps": "--steps", "batch_size": "--batch-size", "learning_rate": "--lr", "eval_every": "--eval-every"}
+
+
 def step_options(args: argparse.Namespace) -> dict[str, float]:
-    """The optimizer options given on the command line (`explorer train`), by trainer name."""
+    """The optimizer options given on the command line (`explorer train`), by settings field."""
     given = {
-        "steps": args.steps,
-        "batch_size": args.batch_size,
-        "learning_rate": args.lr,
-        "eval_every": args.eval_every,
+        field: getattr(args, option.removeprefix("--").replace("-", "_")) for field, option in STEP_OPTIONS.items()
     }
     return {k: v for k, v in given.items() if v is not None}

@@ -16,7 +16,7 @@ from explorer.cli.common import (
     EXIT_OK,
     EXIT_PARTIAL,
     CliError,
-    add_salience_options,
+    add_detector_options,
     load,
     parse_detector_names,
     score_on_engine,
@@ -143,7 +143,7 @@ def add_parsers(commands) -> None:
     score.add_argument("--no-cache", action="store_true", help="neither read nor write cached results")
     score.add_argument("--quiet", action="store_true", help="no progress bar or notices, only errors and warnings")
     ray_engine.add_options(score)
-    add_salience_options(score)
+    add_detector_options(score)
     score.set_defaults(run=run_score)
     declare(score, Files(inputs=("input", "model"), output="out", unguarded=("cache_dir",)))
 
@@ -191,7 +191,7 @@ def add_parsers(commands) -> None:
         "(Synth, +Para, +Dev, +Org) from the input and evaluate each on --split (default test)",
     )
     ray_engine.add_options(evaluate)
-    add_salience_options(evaluate)
+    add_detector_options(evaluate)
     evaluate.set_defaults(run=run_eval)
     declare(
         evaluate,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from explorer.cli.common import (
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_USAGE,
+    STEP_OPTIONS,
     CliError,
     load,
     load_training_files,
@@ -55,6 +57,76 @@ def run_synth(args: argparse.Namespace) -> int:
     return EXIT_OK if loaded.ok else EXIT_PARTIAL
 
 
+def training_task(args: argparse.Namespace) -> str | None:
+    """`--task`, one of the detector's weights' tasks; a detector with one task (or one adapter
+    for all) needs none."""
+    tasks = detectors.weights(args.detector).tasks
+    if args.task is None:
+        if len(tasks) > 1:
+            raise CliError(f"--task is required for --detector {args.detector}: {' or '.join(tasks)}", EXIT_USAGE)
+        return tasks[0] if tasks else None
+    if args.task not in tasks:
+        known = " or ".join(tasks) if tasks else "none: one adapter serves every task"
+        raise CliError(f"--task {args.task} does not apply to --detector {args.detector} ({known})", EXIT_USAGE)
+    return args.task
+
+
+def checked_step_options(args: argparse.Namespace, trainer) -> dict[str, float]:
+    """The step options given, each one a setting of the trainer."""
+    given = step_options(args)
+    title = detectors.spec(args.detector).title.lower()
+    if given and trainer.settings is None:
+        raise CliError(
+            f"--steps, --batch-size, --lr and --eval-every do not apply to the {title} ({trainer.no_step_options})",
+            EXIT_USAGE,
+        )
+    fields = {field.name for field in dataclasses.fields(trainer.settings)} if given else set()
+    foreign = [STEP_OPTIONS[name] for name in given if name not in fields]
+    if foreign:
+        raise CliError(f"{', '.join(foreign)} do not apply to the {title}", EXIT_USAGE)
+    return given
+
+
+def trainer_help(args: argparse.Namespace) -> str:
+    """What `--help` adds: the trainer's own description, `--model`, tasks and defaults, for the
+    `--detector` (or `--task generator`) given before it."""
+    if args.task == "generator":
+        from explorer.training.generator import GeneratorTrainer
+
+        trainer = GeneratorTrainer()
+        lines = [f"--task generator: {trainer.description}", f"  --model: {trainer.model_help}"]
+    else:
+        trainer, tasks = detectors.trainer(args.detector), detectors.weights(args.detector).tasks
+        lines = [
+            f"--detector {args.detector}: {trainer.description}",
+            f"  --model: {trainer.model_help}",
+            "  --task: " + (" or ".join(tasks) if len(tasks) > 1 else f"{tasks[0]} (the default)" if tasks else "none"),
+        ]
+    if trainer.settings is None:
+        lines.append(f"  no step options: {trainer.no_step_options}")
+    else:
+        defaults = {field.name: field.default for field in dataclasses.fields(trainer.settings)}
+        lines.append(
+            "  defaults: " + ", ".join(f"{STEP_OPTIONS[k]} {v}" for k, v in defaults.items() if k in STEP_OPTIONS)
+        )
+        fixed = [f"{k} {v}" for k, v in defaults.items() if k not in STEP_OPTIONS and k != "seed"]
+        if fixed:
+            lines.append(f"  fixed here: {', '.join(fixed)}")
+    return "\n".join(lines)
+
+
+class TrainerHelp(argparse.Action):
+    """`-h`/`--help`: the command's help, then that of the trainer chosen by the options before it."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.print_help()
+        print(f"\n{trainer_help(namespace)}")
+        parser.exit()
+
+
 def run_train(args: argparse.Namespace) -> int:
     if args.task == "generator":
         from explorer.cli.extras import run_train_generator
@@ -62,11 +134,12 @@ def run_train(args: argparse.Namespace) -> int:
         return run_train_generator(args)
     import torch  # the training stack loads only for this command
 
-    from explorer.models.trained import user_trained_dir
+    from explorer.data.labels import ERROR_TYPES
     from explorer.training import TrainingInputError, TrainingRequest
     from explorer.training.data import target, training_examples
 
     trainer = detectors.trainer(args.detector)
+    task = training_task(args)
     paths = args.data or [SAMPLE_DIR / "synthetic.jsonl"]
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -74,22 +147,17 @@ def run_train(args: argparse.Namespace) -> int:
     splits = ["train", "dev"] if args.with_dev else ["train"]
     train_set = training_examples(examples, splits)
     dev_set = training_examples(examples, ["dev"])
-    if len({target(e, args.task) for e in train_set}) < 2:
-        raise CliError(f"the training data needs examples with and without a {args.task} error", EXIT_USAGE)
-    given = step_options(args)
-    if given and trainer.no_step_options:
-        raise CliError(
-            f"--steps, --batch-size, --lr and --eval-every do not apply to the "
-            f"{detectors.spec(args.detector).title.lower()} ({trainer.no_step_options})",
-            EXIT_USAGE,
-        )
+    if task in ERROR_TYPES and len({target(e, task) for e in train_set}) < 2:
+        raise CliError(f"the training data needs examples with and without a {task} error", EXIT_USAGE)
+    given = checked_step_options(args, trainer)
+    what = f"{task} {args.detector}" if task else args.detector
     print(
-        f"training the {args.task} {args.detector} on {len(train_set)} examples ({'+'.join(splits)}), "
+        f"training the {what} on {len(train_set)} examples ({'+'.join(splits)}), "
         f"dev {len(dev_set)}, {torch.get_num_threads()} thread(s)",
         file=sys.stderr,
     )
     request = TrainingRequest(
-        task=args.task,
+        task=task,
         train_set=train_set,
         dev_set=dev_set,
         dev_is_held_out=not args.with_dev,
@@ -97,19 +165,26 @@ def run_train(args: argparse.Namespace) -> int:
         seed=args.seed,
         steps=given,
         log=lambda line: print(line, file=sys.stderr, flush=True),
+        work=args.work,
     )
     try:
         model, record = trainer.train(request)
     except TrainingInputError as error:
         raise CliError(str(error), EXIT_USAGE) from error
-    record["data"] = [path.name for path in paths]
-    out = args.out or user_trained_dir(args.detector, record["model"], args.task)
+    record.setdefault("data", [path.name for path in paths])  # the matcher's names its own (ArgKP)
+    out = args.out or detectors.weights(args.detector).user_dir(record["model"], task)
     try:
         trainer.save(model, record, out)
     except OSError as error:
         raise CliError(f"cannot write {out}: {error.strerror or error}", EXIT_IO) from error
-    kept = f"step {record['kept_step']}" if "kept_step" in record else f"C={record['kept_C']}"
-    print(f"kept {kept}; wrote {out} ({record['seconds']:.0f} s)", file=sys.stderr)
+    kept = ", ".join(
+        f"{name}={value}" if name == "C" else f"{name} {value}"
+        for name, value in (
+            (key.removeprefix("kept_"), value) for key, value in record.items() if key.startswith("kept_")
+        )
+    )
+    took = f" ({record['seconds']:.0f} s)" if "seconds" in record else ""
+    print(f"kept {kept}; wrote {out}{took}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -143,13 +218,18 @@ def add_parsers(commands) -> None:
 
     train = commands.add_parser(
         "train",
-        help="train a classifier for one error type on error-free and synthetic examples (§3.3, §4.2)",
+        help="train a learned detector on error-free and synthetic examples (§3.3, §4.2)",
+        add_help=False,
     )
     train.add_argument(
+        "-h", "--help", action=TrainerHelp, help="show this help and the trainer of the --detector given before it"
+    )
+    tasks = dict.fromkeys(task for name in detectors.trainable() for task in detectors.weights(name).tasks)
+    train.add_argument(
         "--task",
-        choices=("hallucination", "coverage", "generator"),
-        required=True,
-        help="an error type (trains --detector), or generator: the NPOV response generator's LoRA adapter (§2.1)",
+        choices=(*tasks, "generator"),
+        help="what to train: an error type, the one task of a detector that answers both (its default), or "
+        "generator: the NPOV response generator's LoRA adapter (§2.1)",
     )
     train.add_argument(
         "--detector",
@@ -157,10 +237,8 @@ def add_parsers(commands) -> None:
         dest="detector",
         choices=detectors.trainable(),
         default="classifier_prompt",
-        help="classifier_prompt: 5-token soft prompt on the language model (the paper's); alignment_classifier: "
-        "logistic regression on MiniLM alignment features (seconds); cross_encoder: LoRA adapter and head on "
-        "all-MiniLM-L6-v2 (default: classifier_prompt; the fine-tuned classifier trains with "
-        "python -m explorer.training.classifier; --method is an accepted alias)",
+        help="the learned detector to train (default: classifier_prompt); `--detector NAME --help` shows its "
+        "trainer, its --model and its defaults; --method is an accepted alias",
     )
     train.add_argument(
         "--data",
@@ -169,38 +247,22 @@ def add_parsers(commands) -> None:
         help="JSON Lines with error-free and synthetic examples, repeatable "
         "(default: the shipped samples' synthetic.jsonl; generator: their examples.jsonl)",
     )
+    train.add_argument("--steps", type=console.TRAINING_STEPS, help="optimizer steps (default: the trainer's)")
+    train.add_argument("--batch-size", type=console.BATCH_SIZE, help="items a step (default: the trainer's)")
+    train.add_argument("--lr", type=console.LEARNING_RATE, help="AdamW learning rate (default: the trainer's)")
     train.add_argument(
-        "--steps",
-        type=console.TRAINING_STEPS,
-        help="optimizer steps (default: 60 classifier_prompt, 200 cross_encoder, 80 generator)",
+        "--eval-every", type=console.TRAINING_STEPS, help="dev ROC AUC every N steps (default: the trainer's)"
     )
-    train.add_argument(
-        "--batch-size",
-        type=console.BATCH_SIZE,
-        help="examples (classifier_prompt, default 8) or pairs (cross_encoder, 16) a step",
-    )
-    train.add_argument(
-        "--lr",
-        type=console.LEARNING_RATE,
-        help="AdamW learning rate (default: 0.02 classifier_prompt, 0.002 cross_encoder)",
-    )
-    train.add_argument(
-        "--eval-every",
-        type=console.TRAINING_STEPS,
-        help="dev ROC AUC every N steps (default: 15 classifier_prompt, 50 cross_encoder)",
-    )
+    train.add_argument("--work", type=Path, help="checkpoint folder of a trainer that resumes; a rerun resumes from it")
     train.add_argument("--seed", type=console.SEED, default=0)
     train.add_argument(
         "--with-dev", action="store_true", help="train on the dev split too (dev AUC is then not held out)"
     )
     train.add_argument("--out", type=Path, help="output folder (default: the cache, where the detector finds it)")
-    train.add_argument(
-        "--model",
-        help="classifier_prompt: causal LM, a local HF folder or .gguf file (default: packaged SmolLM2); "
-        "alignment_classifier, cross_encoder: a local sentence-transformers / BERT-style folder "
-        "(default: packaged all-MiniLM-L6-v2)",
-    )
+    train.add_argument("--model", help="the base model the trainer reads (`--detector NAME --help` says which kind)")
     train.add_argument("--threads", type=console.THREADS, help="torch CPU threads (default: torch's choice)")
     train.set_defaults(run=run_train)
     # Without --data it reads the shipped samples, files of the repository, which no output may replace.
-    declare(train, Files(inputs=("data", "model"), output="out", folder=True))
+    # --work is a resumable trainer's own checkpoint folder, read back by a rerun: like the result
+    # cache's folder it is left to the trainer (the output guard refuses a folder that exists).
+    declare(train, Files(inputs=("data", "model"), output="out", folder=True, unguarded=("work",)))

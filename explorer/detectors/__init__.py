@@ -10,6 +10,9 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from explorer import console
+from explorer.data.labels import PAIR_TASK, SPAN_TASK
+from explorer.detectors import details
 from explorer.detectors.base import (
     ArgumentWordScore,
     Detector,
@@ -18,6 +21,10 @@ from explorer.detectors.base import (
     Progress,
     ResponseWordScore,
 )
+from explorer.detectors.details import Detail
+from explorer.detectors.ops import attribution
+from explorer.detectors.options import Option
+from explorer.models.trained import MATCHER, Weights
 
 if TYPE_CHECKING:
     from explorer.training import Trainer
@@ -26,21 +33,25 @@ __all__ = [
     "ArgumentWordScore",
     "Detector",
     "DetectorError",
+    "Detail",
     "DetectorResult",
     "DetectorSpec",
     "FAST",
     "INSTANT",
+    "Option",
     "SLOW",
     "Progress",
     "ResponseWordScore",
     "UnknownDetectorError",
     "VERDICT_DETECTOR",
+    "Weights",
     "create",
     "detector_class",
     "names",
     "spec",
     "trainable",
     "trainer",
+    "weights",
 ]
 
 
@@ -55,6 +66,10 @@ class DetectorSpec:
     `fast` ones (well under a second an example) inline for one example and in the background
     for a dataset; `slow` ones (seconds to minutes, a language model) always in the background.
     `uses_model` marks detectors that read the chosen causal LM (`--model`, the sidebar path).
+    `options` are its settings the CLI and the sidebar offer (`explorer.detectors.options`);
+    `details` lists the `Detail`s its results may keep (`explorer.detectors.details`).
+    A learned detector declares where its weights live (`weights`, read by `Weights.find`) and
+    the `explorer.training.Trainer` that makes them (`trainer`, "module:Class").
     """
 
     name: str
@@ -65,7 +80,10 @@ class DetectorSpec:
     argument_word_meaning: str
     cost: str = FAST
     uses_model: bool = False
-    trainer: str | None = None  # "module:Class" of its `explorer.training.Trainer`, for learned detectors
+    options: tuple[Option, ...] = ()
+    details: tuple[Detail, ...] = ()
+    weights: Weights | None = None
+    trainer: str | None = None
 
     def background_for_one(self) -> bool:
         return self.cost == SLOW
@@ -73,6 +91,33 @@ class DetectorSpec:
     def background_for_many(self) -> bool:
         return self.cost != INSTANT
 
+
+_SALIENCE_OPTIONS = (
+    Option(
+        "attribution",
+        f"attribution method of the salience detector (--salience-method is an accepted alias; default: "
+        f"{attribution.DEFAULT_ATTRIBUTION}, the paper's); "
+        + "; ".join(f"{m.name}: {m.title}" for m in attribution.ATTRIBUTIONS.values()),
+        default=attribution.DEFAULT_ATTRIBUTION,
+        choices={m.name: m.title for m in attribution.ATTRIBUTIONS.values()},
+        about="\n\n".join(
+            f"**{m.title}** (Captum `{m.captum}`): {m.summary}" for m in attribution.ATTRIBUTIONS.values()
+        )
+        + "\n\nOnly the paper's attribution has precomputed results for the sample data; the others compute "
+        "in the background.",
+        aliases=("--salience-method",),
+    ),
+    Option(
+        "steps",
+        f"integrated gradients: interpolation steps (default {attribution.DEFAULT_STEPS})",
+        type=console.SALIENCE_STEPS,
+    ),
+    Option(
+        "samples",
+        f"argument Shapley values: sampled argument orders (default {attribution.DEFAULT_SAMPLES})",
+        type=console.SALIENCE_SAMPLES,
+    ),
+)
 
 _SPECS = (
     DetectorSpec(
@@ -91,6 +136,7 @@ _SPECS = (
         response_word_meaning="1 - similarity of the word's claim to the best-matching argument sentence",
         argument_word_meaning="1 - similarity of the word's sentence or clause to the best-matching claim",
         cost=FAST,
+        details=(details.ALIGNMENT,),
         summary="Meaning match (all-MiniLM-L6-v2): claims no argument sentence supports; arguments no claim covers.",
     ),
     DetectorSpec(
@@ -101,6 +147,8 @@ _SPECS = (
         argument_word_meaning="1 - the largest share of any response word's gradient x input that this word holds",
         cost=SLOW,
         uses_model=True,
+        options=_SALIENCE_OPTIONS,
+        details=(details.HEATMAP, details.TOKENS, details.CONVERGENCE, details.ARGUMENT_SENTENCE),
         summary="Gradient x input of a local LM (default SmolLM2-135M): response words that draw on no argument "
         "word; argument words no response word draws on. Seconds to minutes per example on a CPU.",
     ),
@@ -112,6 +160,8 @@ _SPECS = (
         argument_word_meaning="none: the classifier scores the whole example, not words",
         cost=SLOW,
         uses_model=True,
+        weights=Weights("classifier", tasks=(PAIR_TASK,)),
+        trainer="explorer.training.classifier:LoraClassifierTrainer",
         summary="LoRA adapters on the language model, fine-tuned on the team-written corpus of realistic answers "
         "and Perspectrum-built synthetic errors: P(No) to 'only the given arguments?' and 'every given argument?', "
         "both asked in one pass (python -m explorer.training.classifier). No word scores.",
@@ -124,6 +174,7 @@ _SPECS = (
         argument_word_meaning="none: the classifier scores the whole example, not words",
         cost=SLOW,
         uses_model=True,
+        weights=Weights("classifier_prompt"),
         trainer="explorer.training.soft_prompt:SoftPromptTrainer",
         summary="The paper's prompt tuning: two 5-token soft prompts on the frozen language model, trained on "
         "synthetic errors of the sample data: P(No) to 'only the given arguments?' and 'every given argument?'. "
@@ -136,6 +187,7 @@ _SPECS = (
         response_word_meaning="P(the word's claim states something the arguments do not), learned",
         argument_word_meaning="P(the word's argument is dropped from the response), learned",
         cost=FAST,
+        weights=Weights("alignment_classifier"),
         trainer="explorer.training.logistic:LogisticTrainer",
         summary="Logistic regression trained on synthetic errors, reading the semantic alignment (MiniLM "
         "similarities) and word overlap: P(a claim is unsupported), P(an argument is dropped).",
@@ -147,6 +199,7 @@ _SPECS = (
         response_word_meaning="P(the word's sentence is not backed by the arguments)",
         argument_word_meaning="P(the word's argument is not stated in the response)",
         cost=FAST,
+        weights=Weights("cross_encoder"),
         trainer="explorer.training.cross_encoder:CrossEncoderTrainer",
         summary="all-MiniLM-L6-v2 with LoRA adapters trained on synthetic errors: P(a response sentence is not "
         "backed by the arguments), P(an argument is not in the response).",
@@ -158,6 +211,9 @@ _SPECS = (
         response_word_meaning="1 - tuned-matcher similarity of the word's claim to the best-matching argument sentence",
         argument_word_meaning="1 - tuned-matcher similarity of the word's sentence or clause to the best claim",
         cost=FAST,
+        weights=MATCHER,
+        trainer="explorer.training.matcher:MatcherTrainer",
+        details=(details.ALIGNMENT,),
         summary="Semantic alignment with MiniLM + a LoRA matcher fine-tuned on ArgKP train matches "
         "(explorer/resources/matcher).",
     ),
@@ -168,6 +224,8 @@ _SPECS = (
         response_word_meaning="P(the word's claim states something the arguments do not), learned",
         argument_word_meaning="P(the word's argument is dropped from the response), learned",
         cost=FAST,
+        weights=Weights("alignment_classifier_tuned"),
+        trainer="explorer.training.tuned_alignment_classifier:TunedLogisticTrainer",
         summary="The alignment classifier retrained on Perspectrum-built synthetic errors (+ sample train), reading "
         "the tuned matcher's alignment; C chosen on Perspectrum dev "
         "(python -m explorer.training.tuned_alignment_classifier).",
@@ -179,6 +237,8 @@ _SPECS = (
         response_word_meaning="P(the word's sentence is not backed by the arguments), learned on human paraphrases",
         argument_word_meaning="P(the word's argument is not stated in the response), learned on human paraphrases",
         cost=FAST,
+        weights=Weights("cross_encoder_tuned"),
+        trainer="explorer.training.tuned_cross_encoder:TunedCrossEncoderTrainer",
         summary="The cross-encoder retrained on Perspectrum-built synthetic errors (+ sample train), step chosen "
         "on Perspectrum dev (python -m explorer.training.tuned_cross_encoder, ~33 min on one CPU thread).",
     ),
@@ -189,6 +249,8 @@ _SPECS = (
         response_word_meaning="P(the word states something no argument gives), tagged token by token",
         argument_word_meaning="P(the word belongs to what the response leaves out), tagged token by token",
         cost=FAST,
+        weights=Weights("tagger", tasks=(SPAN_TASK,)),
+        trainer="explorer.training.tagger:TaggerTrainer",
         summary="all-MiniLM-L6-v2 with LoRA adapters reads the arguments and the response together and tags each "
         "token, as LettuceDetect does, both ways: response words no argument gives (invented clauses inside "
         "supported sentences, openers and closers included) and argument words the response leaves out. Trained on "
@@ -201,7 +263,9 @@ _SPECS = (
         response_word_meaning="not learned: the token tagger's P(the word states something no argument gives)",
         argument_word_meaning="not learned: the token tagger's P(the word belongs to what the response leaves out)",
         cost=FAST,
+        weights=Weights("stacked"),
         trainer="explorer.training.stacked:StackedTrainer",
+        details=(details.ALIGNMENT, details.LEFT_OUT, details.EVIDENCE),
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
         "alignment classifier's and the token tagger's example scores, fitted on the half of Perspectrum train and of "
         "the team-written corpus the tagger never saw, C and features chosen on the foreign NPOV dev set "
@@ -249,6 +313,13 @@ def detector_class(name: str) -> type[Detector]:
 def trainable() -> list[str]:
     """The learned detectors: those `explorer train` can train."""
     return [s.name for s in _SPECS if s.trainer]
+
+
+def weights(name: str) -> Weights:
+    """Where learned detector `name`'s weights live."""
+    if not spec(name).weights:
+        raise UnknownDetectorError(name, trainable())
+    return spec(name).weights
 
 
 def trainer(name: str) -> Trainer:

@@ -18,14 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.ops.alignment import Alignment, TooLongError, align, encode_ahead
 from explorer.detectors.ops.logistic_head import LogisticHead
 from explorer.models.encoder import SentenceEncoder, shared_encoder
-from explorer.models.trained import TrainedNotFoundError, find_trained
+from explorer.models.trained import TrainedNotFoundError
 from explorer.text.words import DEFAULT_SEGMENTER
 
 
@@ -35,9 +34,16 @@ class AlignmentClassifierDetector(Detector):
 
     def __init__(self, *, encoder: SentenceEncoder | None = None, encoder_path: str | None = None):
         self.encoder = encoder or shared_encoder(encoder_path)
+        self.models = self.trained_models()
+
+    def trained_models(self) -> dict[str, LogisticHead]:
+        """Each error type's model trained on this encoder (the registry's `weights` of this detector)."""
+        from explorer.detectors import weights
+
         try:
-            self.models = {
-                error_type: load(find_model(self.encoder.identity(), error_type)) for error_type in ERROR_TYPES
+            return {
+                error_type: load(weights(self.name).find(self.encoder.identity(), error_type))
+                for error_type in ERROR_TYPES
             }
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
@@ -70,8 +76,6 @@ class AlignmentClassifierDetector(Detector):
         )
 
 
-DETECTOR = "alignment_classifier"
-SHIPPED_MODELS = shipped_weights(DETECTOR)
 FEATURES = {
     "hallucination": (
         "best argument similarity",
@@ -125,11 +129,6 @@ def features(example: Example, alignment: Alignment, error_type: str) -> np.ndar
             for row, stems in enumerate(arguments)
         ]
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES[error_type]))
-
-
-def find_model(encoder_identity: str, error_type: str) -> Path:
-    """The model for this encoder and error type (`explorer.models.trained.find_trained`)."""
-    return find_trained(DETECTOR, encoder_identity, error_type, SHIPPED_MODELS)
 
 
 def load(directory: Path) -> LogisticHead:

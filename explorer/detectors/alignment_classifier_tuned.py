@@ -5,15 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.config import shipped_weights
-from explorer.data.labels import ERROR_TYPES
-from explorer.detectors.alignment_classifier import DETECTOR, AlignmentClassifierDetector, load
+from explorer.detectors.alignment_classifier import AlignmentClassifierDetector
 from explorer.detectors.base import DetectorError
 from explorer.models.encoder import SentenceEncoder
 from explorer.models.matcher import MatcherNotFoundError, shared_matcher_encoder
-from explorer.models.trained import TrainedNotFoundError, find_trained
-
-SHIPPED = shipped_weights("alignment_classifier_tuned")
 
 
 class AlignmentClassifierTunedDetector(AlignmentClassifierDetector):
@@ -24,9 +19,6 @@ class AlignmentClassifierTunedDetector(AlignmentClassifierDetector):
     def __init__(self, *, encoder: SentenceEncoder | None = None, adapter_dir: str | Path | None = None):
         try:
             self.encoder = encoder or shared_matcher_encoder(adapter_dir)
-            self.models = {
-                error_type: load(find_trained(DETECTOR, self.encoder.identity(), error_type, SHIPPED))
-                for error_type in ERROR_TYPES
-            }
-        except (TrainedNotFoundError, MatcherNotFoundError) as error:
+        except MatcherNotFoundError as error:
             raise DetectorError(str(error)) from error
+        self.models = self.trained_models()

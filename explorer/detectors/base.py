@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from explorer.data.example import Example
+from explorer.data.labels import ERROR_TYPES
 from explorer.text.words import DEFAULT_SEGMENTER
 
 Progress = Callable[[int, int], None]
@@ -48,7 +49,8 @@ class DetectorResult:
     perspective's name to its coverage error score (`coverage` is their maximum for detectors
     that follow the paper's min-over-perspectives rule). Word scores are error scores too:
     a response word's likelihood of being unsupported, an argument word's of being dropped.
-    `details` holds detector-specific JSON data for richer views (e.g. a salience map).
+    `details` holds detector-specific JSON data for richer views (e.g. a salience map), each
+    declared once in `explorer.detectors.details` and read through it.
     """
 
     detector: str
@@ -59,6 +61,12 @@ class DetectorResult:
     argument_words: tuple[ArgumentWordScore, ...]
     info: Mapping[str, Any]
     details: Mapping[str, Any] = field(default_factory=dict)
+
+    def score(self, error_type: str) -> float:
+        """The example's score of `error_type` (`hallucination` or `coverage`)."""
+        if error_type not in ERROR_TYPES:
+            raise ValueError(f"unknown error type {error_type!r}; one of {', '.join(ERROR_TYPES)}")
+        return self.hallucination if error_type == "hallucination" else self.coverage
 
     def scores_dict(self) -> dict[str, Any]:
         return {
@@ -94,6 +102,21 @@ class DetectorResult:
             argument_words=tuple(ArgumentWordScore(*w) for w in words["arguments"]),
             info=dict(data.get("info", {})),
             details=dict(data.get("details", {})),
+        )
+
+    @classmethod
+    def without_words(
+        cls, detector: Detector, hallucination: float, coverage: float, per_perspective: Mapping[str, float]
+    ) -> DetectorResult:
+        """The result of a detector that reads the example as a whole (the LM classifiers): scores, no words."""
+        return cls(
+            detector=detector.name,
+            hallucination=hallucination,
+            coverage=coverage,
+            per_perspective=per_perspective,
+            response_words=(),
+            argument_words=(),
+            info=detector.info(),
         )
 
     @classmethod

@@ -25,18 +25,14 @@ import threading
 
 import torch
 
-from explorer.config import shipped_weights
 from explorer.data.example import Example
+from explorer.data.labels import PAIR_TASK
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
 from explorer.models.identity import folder_digest
 from explorer.models.language_model import LanguageModel, load_language_model
-from explorer.models.trained import TrainedNotFoundError, find_trained
+from explorer.models.trained import TrainedNotFoundError
 from explorer.text.prompts import classifier_pair_prompt
-
-NAME = "classifier"
-ADAPTER = "both"  # one adapter for both error types: the folder under the shipped weights
-SHIPPED = shipped_weights(NAME)
 
 
 def pair_input(language_model: LanguageModel, example: Example) -> tuple[torch.Tensor, torch.Tensor]:
@@ -60,15 +56,17 @@ def pair_logits(model, ids: torch.Tensor, positions: torch.Tensor, label_ids: tu
 
 
 class LoraClassifierDetector(Detector):
-    name = NAME
+    name = "classifier"
     version = "1"
 
     def __init__(self, model: str | None = None):
         from peft import PeftModel
 
+        from explorer.detectors import weights
+
         self.language_model = load_language_model(model)
         try:
-            folder = find_trained(NAME, self.language_model.identity, ADAPTER, SHIPPED)
+            folder = weights(self.name).find(self.language_model.identity, PAIR_TASK)
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
         self.digest = folder_digest(folder)
@@ -108,12 +106,4 @@ class LoraClassifierDetector(Detector):
                     progress(done, total)
             else:
                 per_perspective[perspective.name] = coverage
-        return DetectorResult(
-            detector=self.name,
-            hallucination=hallucination,
-            coverage=coverage,
-            per_perspective=per_perspective,
-            response_words=(),
-            argument_words=(),
-            info=self.info(),
-        )
+        return DetectorResult.without_words(self, hallucination, coverage, per_perspective)

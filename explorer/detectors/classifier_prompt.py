@@ -28,13 +28,12 @@ from pathlib import Path
 
 import torch
 
-from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.models.identity import folder_digest
 from explorer.models.language_model import LanguageModel, load_language_model
-from explorer.models.trained import TrainedNotFoundError, find_trained
+from explorer.models.trained import TrainedNotFoundError
 from explorer.text.prompts import CLASSIFIER_LABELS, classifier_prompt
 
 
@@ -43,11 +42,12 @@ class PromptClassifierDetector(Detector):
     version = "1"
 
     def __init__(self, model: str | None = None):
+        from explorer.detectors import weights
+
         self.language_model = load_language_model(model)
+        found = weights(self.name).find
         try:
-            prompt_dirs = {
-                error_type: find_prompt(self.language_model.identity, error_type) for error_type in ERROR_TYPES
-            }
+            prompt_dirs = {error_type: found(self.language_model.identity, error_type) for error_type in ERROR_TYPES}
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
         self.classifier = SoftPromptClassifier(self.language_model, prompt_dirs)
@@ -83,22 +83,10 @@ class PromptClassifierDetector(Detector):
             perspective.name: run("coverage", example.replace(perspectives=(perspective,))) if several else coverage
             for perspective in example.perspectives
         }
-        return DetectorResult(
-            detector=self.name,
-            hallucination=hallucination,
-            coverage=coverage,
-            per_perspective=per_perspective,
-            response_words=(),
-            argument_words=(),
-            info=self.info(),
-        )
+        return DetectorResult.without_words(self, hallucination, coverage, per_perspective)
 
 
-DETECTOR = "classifier_prompt"
 NUM_VIRTUAL_TOKENS = 5
-
-
-SHIPPED_PROMPTS = shipped_weights(DETECTOR)
 
 
 def label_token_ids(tokenizer) -> tuple[int, int]:
@@ -167,8 +155,3 @@ class SoftPromptClassifier:
 def prompt_digest(directory: Path) -> str:
     """Every file of a soft prompt's folder (weights and `adapter_config.json`): part of the cache key."""
     return folder_digest(Path(directory))
-
-
-def find_prompt(model_identity: str, error_type: str) -> Path:
-    """The soft prompt for this model and error type (`explorer.models.trained.find_trained`)."""
-    return find_trained(DETECTOR, model_identity, error_type, SHIPPED_PROMPTS)

@@ -24,14 +24,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.ops.recent import RecentResults
 from explorer.models.encoder import default_model_path, encoder_identity, load_pair_classifier
 from explorer.models.identity import folder_digest
-from explorer.models.trained import TrainedNotFoundError, find_trained
+from explorer.models.trained import TrainedNotFoundError
 from explorer.text.claims import sentence_spans
 from explorer.text.prompts import curly_braces_arguments
 
@@ -40,17 +39,14 @@ class CrossEncoderDetector(Detector):
     name = "cross_encoder"
     version = "1"
     remembered = 256
-    trained_as = "cross_encoder"  # where `explorer train` keeps the user's adapters
-    shipped = shipped_weights("cross_encoder")
 
     def __init__(self, *, encoder_path: str | Path | None = None):
+        from explorer.detectors import weights
+
         path = Path(encoder_path) if encoder_path else default_model_path()
         identity = encoder_identity(path)
         try:
-            adapters = {
-                error_type: find_trained(self.trained_as, identity, error_type, self.shipped)
-                for error_type in ERROR_TYPES
-            }
+            adapters = {error_type: weights(self.name).find(identity, error_type) for error_type in ERROR_TYPES}
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
         self.model = CrossEncoder(adapters, path)

@@ -3,12 +3,9 @@ the same model and scores as `cross_encoder`, with adapters learned from human p
 
 from __future__ import annotations
 
-from explorer.config import shipped_weights
 from explorer.detectors.cross_encoder import CrossEncoderDetector
 
 
 class CrossEncoderTunedDetector(CrossEncoderDetector):
     name = "cross_encoder_tuned"
     version = "1"
-    trained_as = "cross_encoder_tuned"
-    shipped = shipped_weights("cross_encoder_tuned")

@@ -32,6 +32,7 @@ from functools import cached_property
 import numpy as np
 
 from explorer.data.example import Example
+from explorer.detectors import details
 from explorer.detectors.base import (
     ArgumentWordScore,
     Detector,
@@ -235,12 +236,12 @@ class SalienceDetector(Detector):
             ),
             info=self.info(),
             details={
-                "heatmap": {
+                details.HEATMAP.key: {
                     "z": np.round(word_map, HEATMAP_DECIMALS).tolist(),
                     "x": [w.text for w in response_words],
                     "y": [f"{names[p]} {a + 1}: {w.text}" for p, a, w in rows],
                     "title": "Share of each response word's salience (column) held by each argument word (row)",
                 },
-                "tokens": {"prompt": len(prompt_spans), "response": len(response_spans)},
+                details.TOKENS.key: {"prompt": len(prompt_spans), "response": len(response_spans)},
             },
         )

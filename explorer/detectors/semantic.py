@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from explorer.data.example import Example
+from explorer.detectors import details
 from explorer.detectors.base import (
     ArgumentWordScore,
     Detector,
@@ -119,7 +120,7 @@ class SemanticDetector(Detector):
             response_words=response_words,
             argument_words=self._argument_words(example, assessment),
             info=self.info(),
-            details={"alignment": alignment.to_dict()},
+            details={details.ALIGNMENT.key: alignment.to_dict()},
         )
 
     def _argument_words(self, example: Example, assessment: Assessment) -> tuple[ArgumentWordScore, ...]:
@@ -149,7 +150,7 @@ class SemanticDetector(Detector):
 
 def alignment_of(result: DetectorResult, example: Example) -> Alignment:
     """The alignment a semantic result was computed from (stored in its details)."""
-    return Alignment.from_dict(result.details["alignment"], example.response)
+    return Alignment.from_dict(details.ALIGNMENT.of(result), example.response)
 
 
 def assessment_of(result: DetectorResult, example: Example) -> Assessment:

@@ -20,7 +20,7 @@ Word scores are not learned: response words come from `RESPONSE_WORDS`, argument
 the result keeps the tuned matcher's alignment (its claims) in `details` for the claim view.
 The tagger reads at most 512 word pieces of arguments per window and refuses arguments longer
 than that; without it the head still scores (its features at their training mean) and the
-word scores come from `FALLBACK_WORDS`. `details["evidence"]` says what each component's score
+word scores come from `FALLBACK_WORDS`. `details.EVIDENCE` says what each component's score
 added to the log-odds of each error type (`evidence`), which Inspect and the report show under
 the verdict. The model is about a kilobyte of JSON per error type (`explorer/resources/stacked/<error type>/`).
 """
@@ -34,14 +34,12 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
+from explorer.detectors import details
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.ops.logistic_head import LogisticHead
 
-DETECTOR = "stacked"
-SHIPPED = shipped_weights(DETECTOR)
 COMPONENTS = ("rouge", "semantic", "semantic_tuned", "alignment_classifier_tuned", "tagger")
 FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
 OPTIONAL = ("tagger",)
@@ -63,7 +61,7 @@ def feature_row(results: Mapping[str, DetectorResult], perspective: str | None =
             elif error_type == "coverage" and perspective is not None:
                 row.append(result.per_perspective[perspective])
             else:
-                row.append(getattr(result, error_type))
+                row.append(result.score(error_type))
     return np.asarray(row, dtype=np.float64)
 
 
@@ -113,7 +111,7 @@ def create_components() -> dict[str, Detector]:
 
 
 class StackedDetector(Detector):
-    name = DETECTOR
+    name = "stacked"
     # 2: the Perspectrum-trained cross-encoder joins the components; 3: the tuned alignment classifier;
     # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too
     version = "4"
@@ -121,14 +119,15 @@ class StackedDetector(Detector):
     def __init__(
         self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None
     ):
-        from explorer.models.trained import TrainedNotFoundError, find_trained
+        from explorer.detectors import weights
+        from explorer.models.trained import TrainedNotFoundError
 
         try:
             self.components = dict(components or create_components())
             self.models = dict(models or {})
             for error_type in ERROR_TYPES:
                 if error_type not in self.models:
-                    self.models[error_type] = load(find_trained(DETECTOR, self.model_identity(), error_type, SHIPPED))
+                    self.models[error_type] = load(weights(self.name).find(self.model_identity(), error_type))
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
 
@@ -176,6 +175,7 @@ class StackedDetector(Detector):
         optional components that could not read it (their features take the training mean)."""
         row = feature_row(results)
         coverage = self.models["coverage"]
+        alignment = details.ALIGNMENT.of(results[ALIGNMENT])
         response_words = results.get(RESPONSE_WORDS, results[FALLBACK_WORDS]).response_words
         argument_words = results.get(ARGUMENT_WORDS, results[FALLBACK_WORDS]).argument_words
         return DetectorResult(
@@ -188,9 +188,11 @@ class StackedDetector(Detector):
             info=self.info(),
             # The claims behind the claim view, for it and for reports.
             details={
-                **{key: value for key, value in results[ALIGNMENT].details.items() if key == "alignment"},
-                **({"left_out": dict(missing)} if missing else {}),
+                **({details.ALIGNMENT.key: alignment} if alignment is not None else {}),
+                **({details.LEFT_OUT.key: dict(missing)} if missing else {}),
                 # Why the example scores as it does, for the verdict's explanation.
-                "evidence": {error_type: evidence(self.models[error_type], row) for error_type in ERROR_TYPES},
+                details.EVIDENCE.key: {
+                    error_type: evidence(self.models[error_type], row) for error_type in ERROR_TYPES
+                },
             },
         )

@@ -34,7 +34,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.data.labels import SPAN_TASK
 from explorer.detectors.base import (
@@ -48,12 +47,11 @@ from explorer.detectors.base import (
 from explorer.detectors.ops.recent import RecentResults
 from explorer.models.encoder import default_model_path, encoder_identity
 from explorer.models.identity import folder_digest
-from explorer.models.trained import TrainedNotFoundError, find_trained
+from explorer.models.trained import TrainedNotFoundError
 from explorer.text.claims import sentence_spans
 from explorer.text.prompts import curly_braces_arguments
 from explorer.text.words import DEFAULT_SEGMENTER
 
-TRAINED_AS = "tagger"
 TASK = SPAN_TASK  # one model tags both error types: its folder is `<weights>/tokens`
 IGNORED = -100  # a token with no label (query, braces, special tokens): no loss, no score
 
@@ -218,15 +216,16 @@ class TaggerDetector(Detector):
     name = "tagger"
     version = "1"
     remembered = 256
-    shipped = shipped_weights(TRAINED_AS)
 
     def __init__(self, *, encoder_path: str | Path | None = None, batch_size: int = 8, threads: int | None = 1):
         from peft import PeftModel
 
+        from explorer.detectors import weights
+
         path = Path(encoder_path) if encoder_path else default_model_path()
         self.identity = encoder_identity(path)
         try:
-            adapter = find_trained(TRAINED_AS, self.identity, TASK, self.shipped)
+            adapter = weights(self.name).find(self.identity, TASK)
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
         self.digest = folder_digest(adapter)

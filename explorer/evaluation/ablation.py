@@ -32,7 +32,6 @@ from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES, has_error, is_ambiguous, is_error_free, kind_of
 from explorer.evaluation.auc import Settings, evaluate
 from explorer.evaluation.slices import SLICES
-from explorer.models.trained import user_trained_dir
 from explorer.scoring.runner import score_example
 from explorer.training import TrainingRequest
 from explorer.training.data import target
@@ -113,7 +112,7 @@ def run_ablation(
                     log=lambda line: log(f"  {line}"),
                 )
                 trained, record = trainer.train(request)
-                trainer.save(trained, record, user_trained_dir(detector_name, record["model"], error_type))
+                trainer.save(trained, record, detectors.weights(detector_name).user_dir(record["model"], error_type))
             detector = detectors.create(detector_name, model=model)  # finds the weights just saved
         scored = {e.id: score_example(e, [detector], None).results for e in evaluated}
         table = evaluate(evaluated, scored, [detector_name], Settings(n_bootstrap=0), word_level=False)

@@ -65,10 +65,6 @@ Results = Mapping[str, Mapping[str, DetectorResult]]
 """Detector results by example id, then by detector name."""
 
 
-def example_score(result: DetectorResult, error_type: str) -> float:
-    return result.hallucination if error_type == "hallucination" else result.coverage
-
-
 # --- statistics -----------------------------------------------------------------------------
 
 
@@ -280,7 +276,7 @@ def slice_scores(
     labels = {example.id: label for example, label in members}
     scores = {
         detector_name: {
-            example.id: example_score(results[example.id][detector_name], error_type)
+            example.id: results[example.id][detector_name].score(error_type)
             for example, _ in members
             if detector_name in results.get(example.id, {})
         }

@@ -140,7 +140,7 @@ def fit_detector(examples: Sequence[Example], results: Mapping[str, DetectorResu
     found = {}
     for error_type in ERROR_TYPES:
         pairs = [
-            (label, getattr(results[e.id], error_type))
+            (label, results[e.id].score(error_type))
             for e in examples
             if e.id in results and (label := dev_label(e, error_type)) is not None
         ]

@@ -27,6 +27,7 @@ from explorer.config import RESOURCES
 from explorer.data.example import Example
 from explorer.data.labels import overlaps
 from explorer.detectors.base import DetectorResult
+from explorer.detectors.details import ALIGNMENT
 from explorer.detectors.ops.alignment import Alignment, Settings
 from explorer.detectors.ops.assessment import Assessment, assess
 from explorer.detectors.semantic import alignment_of
@@ -120,7 +121,7 @@ def claim_view_choice() -> ClaimViewChoice:
 
 def aligned_by(result: DetectorResult) -> str | None:
     """The detector whose alignment `result` keeps (a stacked result names the component's)."""
-    if "alignment" not in result.details:
+    if ALIGNMENT.of(result) is None:
         return None
     return result.info.get("config", {}).get("alignment", result.detector)
 

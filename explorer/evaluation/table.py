@@ -72,9 +72,7 @@ def scores_frame(examples: Sequence[Example], results: Results, detector_names: 
         for detector_name in detector_names:
             result = example_results.get(detector_name)
             for error_type in ERROR_TYPES:
-                row[score_column(detector_name, error_type)] = (
-                    np.nan if result is None else auc.example_score(result, error_type)
-                )
+                row[score_column(detector_name, error_type)] = np.nan if result is None else result.score(error_type)
         rows.append(row)
     columns = ["id", *LABEL_COLUMNS] + [score_column(m, t) for m in detector_names for t in ERROR_TYPES]
     frame = pd.DataFrame(rows, columns=columns).set_index("id")
@@ -146,7 +144,7 @@ def outcomes(
         result = results.get(example.id, {}).get(detector_name)
         if result is None:
             continue
-        predicted = auc.example_score(result, error_type) >= threshold
+        predicted = result.score(error_type) >= threshold
         found[example.id] = {
             (True, True): "true positive",
             (True, False): "false negative",

@@ -155,7 +155,7 @@ def verdicts(example: Example, result: DetectorResult, calibrations: Calibration
         found[error_type] = Verdict(
             error_type=error_type,
             detector=result.detector,
-            score=getattr(result, error_type),
+            score=result.score(error_type),
             calibration=calibrations.get(result, error_type),
             piece=piece,
         )

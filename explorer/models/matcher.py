@@ -1,5 +1,5 @@
 """The tuned argument matcher as a sentence encoder: the packaged all-MiniLM-L6-v2 with the LoRA
-adapter trained by `explorer.training.matcher` (shipped in `explorer/resources/matcher/`).
+adapter trained by `explorer.training.matcher` (`MATCHER`: the user's, else the shipped one).
 
 It is a `SentenceEncoder` (same cache, thread and length handling) whose identity names the
 adapter's sha256, so cached results of the plain encoder are never reused for it.
@@ -12,9 +12,7 @@ import hashlib
 from pathlib import Path
 
 from explorer.models.encoder import SentenceEncoder
-from explorer.models.trained import ADAPTER_FILE
-
-SHIPPED_ADAPTER = Path(__file__).resolve().parents[1] / "resources" / "matcher"
+from explorer.models.trained import ADAPTER_FILE, MATCHER
 
 
 class MatcherNotFoundError(FileNotFoundError):
@@ -26,13 +24,13 @@ def adapter_sha256(adapter_dir: Path) -> str:
 
 
 class MatcherEncoder(SentenceEncoder):
-    """MiniLM + the matcher's LoRA adapter; `adapter_dir` defaults to the shipped one."""
+    """MiniLM + the matcher's LoRA adapter; `adapter_dir` defaults to `MATCHER.find()`."""
 
     def __init__(self, adapter_dir: str | Path | None = None, **options):
-        self.adapter_dir = Path(adapter_dir) if adapter_dir else SHIPPED_ADAPTER
+        self.adapter_dir = Path(adapter_dir) if adapter_dir else MATCHER.find()
         if not (self.adapter_dir / ADAPTER_FILE).is_file():
             raise MatcherNotFoundError(
-                f"no matcher adapter in {self.adapter_dir} (train one: python -m explorer.training.matcher)"
+                f"no matcher adapter in {self.adapter_dir} (train one: explorer train --detector semantic_tuned)"
             )
         super().__init__(**options)
         self.model.load_adapter(str(self.adapter_dir))
@@ -45,7 +43,7 @@ class MatcherEncoder(SentenceEncoder):
 
 def shared_matcher_encoder(adapter_dir: str | Path | None = None) -> MatcherEncoder:
     """One matcher encoder per adapter folder in the process (weights and embedding cache shared)."""
-    return _matcher_at((Path(adapter_dir) if adapter_dir else SHIPPED_ADAPTER).resolve())
+    return _matcher_at((Path(adapter_dir) if adapter_dir else MATCHER.find()).resolve())
 
 
 @functools.cache

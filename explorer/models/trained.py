@@ -1,15 +1,19 @@
 """Finding a learned detector's trained weights: the user's own (trained with `explorer train`,
 kept in the cache) first, else the ones shipped in the package for the same base model.
 
-Each trained folder holds a `training.json` record naming the base model under `"model"`.
+A learned detector declares where its weights live once, as the `Weights` of its
+`explorer.detectors.DetectorSpec`; `Weights.find` is the one lookup. Each trained folder holds a
+`training.json` record naming the base model under `"model"`.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.config import cache_dir
+from explorer.config import cache_dir, shipped_weights
+from explorer.data.labels import ERROR_TYPES
 
 TRAINING_FILE = "training.json"  # beside a trained classifier's weights: what it was trained on and how
 ADAPTER_FILE = "adapter_model.safetensors"  # PEFT's adapter weights (LoRA, soft prompt) in a trained folder
@@ -17,6 +21,38 @@ ADAPTER_FILE = "adapter_model.safetensors"  # PEFT's adapter weights (LoRA, soft
 
 class TrainedNotFoundError(LookupError):
     """No classifier of this detector was trained for this model and task."""
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Where a learned detector's weights live: `folder` names them in the package's resources
+    (shipped) and in the cache (the user's, from `explorer train --detector`), one subfolder per
+    task of `tasks` (each error type, or the one task of a model that answers both). No tasks:
+    the folder itself holds one PEFT adapter, for the packaged encoder only (the tuned matcher)."""
+
+    folder: str
+    tasks: tuple[str, ...] = ERROR_TYPES
+
+    @property
+    def shipped(self) -> Path:
+        return shipped_weights(self.folder)
+
+    def user_dir(self, model_identity: str, task: str | None) -> Path:
+        """Where `explorer train` writes by default."""
+        return cache_dir() / self.folder if not self.tasks else user_trained_dir(self.folder, model_identity, task)
+
+    def find(self, model_identity: str | None = None, task: str | None = None) -> Path:
+        """The folder of `task`'s weights for this base model (`find_trained`); without tasks, the
+        user's adapter when there is one, else the shipped one."""
+        if not self.tasks:
+            user = cache_dir() / self.folder
+            return user if (user / ADAPTER_FILE).is_file() else self.shipped
+        return find_trained(self.folder, model_identity, task, self.shipped)
+
+
+# The tuned argument matcher (`explorer.models.matcher`): a model several detectors read, so its
+# weights are declared here, below the registry, and its spec (`semantic_tuned`) names this one.
+MATCHER = Weights("matcher", tasks=())
 
 
 def user_trained_dir(detector_name: str, model_identity: str, task: str) -> Path:

@@ -25,6 +25,7 @@ import pandas as pd
 from explorer import detectors
 from explorer.data.example import Example
 from explorer.detectors.base import DetectorResult
+from explorer.detectors.details import ALIGNMENT, EVIDENCE
 from explorer.detectors.ops import word_links
 from explorer.detectors.semantic import assessment_of
 from explorer.evaluation import verdict
@@ -175,7 +176,7 @@ def _claims_section(example: Example, results: Mapping[str, DetectorResult]) -> 
     assessment = claim_view_assessment(example, results)
     source = claim_view_choice().detector
     if assessment is None:
-        aligned = [r for r in results.values() if "alignment" in r.details]
+        aligned = [r for r in results.values() if ALIGNMENT.of(r) is not None]
         if not aligned:
             return []
         assessment, source = assessment_of(aligned[0], example), aligned_by(aligned[0])
@@ -229,13 +230,11 @@ def example_fragment(
     found = verdict.verdicts(example, judge) if judge is not None else None
     if found is not None:
         parts += ["<h2>Verdict</h2>", verdict_html(example, found, titles[judge.detector])]
-        if "evidence" in judge.details:
+        if (evidence := EVIDENCE.of(judge)) is not None:
             parts += [
                 "<h3>What the verdict rests on</h3>",
                 f"<p>{html.escape(EXPLANATION)}</p>",
-                verdict_evidence_html(
-                    judge.details["evidence"], {name: detector_title(name) for name in detectors.names()}
-                ),
+                verdict_evidence_html(evidence, {name: detector_title(name) for name in detectors.names()}),
             ]
     if results:
         parts += ["<h2>Scores</h2>", scores_html(results, verdict.thresholds(results), titles)]

@@ -11,7 +11,6 @@ from collections.abc import Mapping
 
 from explorer.data.example import Example
 from explorer.detectors.base import DetectorResult
-from explorer.evaluation import auc
 from explorer.evaluation.verdict import worst_argument, worst_sentence
 from explorer.render.verdict import quote_html
 
@@ -69,7 +68,7 @@ def scores_line(
     for name in names:
         if name not in results:
             continue
-        score = auc.example_score(results[name], error_type)
+        score = results[name].score(error_type)
         text = f"{html.escape(titles.get(name, name))} {score:.2f}"
         if name == detector_name:
             relation = "≥" if score >= threshold else "&lt;"

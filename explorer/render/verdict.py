@@ -216,7 +216,7 @@ def scores_html(
     for name, result in results.items():
         cells = []
         for error_type in ERROR_TYPES:
-            score = getattr(result, error_type)
+            score = result.score(error_type)
             calibration = calibrations.get(name, {}).get(error_type)
             verdict = calibration.verdict(score) if calibration is not None else None
             detail = html.escape(against_threshold(score, calibration))

@@ -1,14 +1,17 @@
 """`explorer train`: one protocol for every learned detector's trainer.
 
-A learned detector names its trainer in its `DetectorSpec` (`trainer="module:Class"`); the CLI
-finds it there (`explorer.detectors.trainer(name)`), so a new learned detector needs its
-detector module, its trainer module and one registry entry.
+A learned detector names its trainer and its weights in its `DetectorSpec` (`trainer="module:Class"`,
+`weights=Weights(...)`); the CLI finds both there (`explorer.detectors.trainer(name)`,
+`explorer.detectors.weights(name)`), so a new learned detector needs its detector module, its
+trainer module and one registry entry.
 
-Every trainer fits one error type (`task`) on error-free and synthetic examples of the train
-split (`explorer.training.data.training_examples`), chooses what it chooses (steps,
-regularization) on the dev split, and returns the model with its `training.json` record
+Every trainer fits one task of its weights (an error type, or the one task of a model that
+answers both) on error-free and synthetic examples of the train split
+(`explorer.training.data.training_examples`), chooses what it chooses (steps, regularization)
+on the dev split, and returns the model with its `training.json` record
 (`explorer.training.data.training_record`); `save` writes both where the detector finds them
-(`explorer.models.trained`).
+(`explorer.models.trained.Weights`). `explorer train --detector NAME --help` shows the trainer's
+`description`, `model_help` and the defaults of its `settings`.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ class TrainingRequest:
     """What `explorer train` asks of a trainer. `steps` holds only the step options the user gave
     (`steps`, `batch_size`, `learning_rate`, `eval_every`); the trainer's defaults fill the rest."""
 
-    task: str
+    task: str | None
     train_set: Sequence[Example]
     dev_set: Sequence[Example]
     dev_is_held_out: bool
@@ -38,13 +41,19 @@ class TrainingRequest:
     seed: int = 0
     steps: Mapping[str, Any] = field(default_factory=dict)
     log: Callable[[str], None] = print
+    work: Path | None = None  # a resumable trainer's checkpoint folder (`--work`): a rerun resumes from it
 
 
 class Trainer(Protocol):
-    """Fits one learned detector for one error type."""
+    """Fits one learned detector for one task of its weights."""
 
+    description: str  # what it trains, for `--help`
+    # Its settings dataclass: the field defaults are the defaults (`--steps`, `--batch-size`, `--lr`,
+    # `--eval-every` set the fields of those names); None for a fit without steps.
+    settings: type | None
     # None when the trainer takes gradient steps; else why `--steps` and its kin do not apply.
     no_step_options: str | None
+    model_help: str  # what `--model` names for it, and its default
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
         """Fit the model; returns it with its training record. Bad data or a missing model

@@ -22,8 +22,18 @@ import numpy as np
 
 from explorer.files import write_text
 from explorer.models.trained import ADAPTER_FILE
+from explorer.training import TrainingInputError, TrainingRequest
 
 STATE_FILE = "state.json"
+
+
+def work_of(request: TrainingRequest) -> Path:
+    """The checkpoint folder `explorer train --work` gives a resumable trainer."""
+    if request.work is None:
+        raise TrainingInputError(
+            "this detector trains resumably from checkpoints: give --work, a folder a rerun resumes from"
+        )
+    return request.work
 
 
 def checkpoint(work: Path, step: int) -> Path:

@@ -26,24 +26,28 @@ from __future__ import annotations
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
+from explorer import detectors
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES, PAIR_TASK, is_ambiguous
-from explorer.detectors.classifier import ADAPTER, SHIPPED, pair_input, pair_logits
+from explorer.detectors.classifier import pair_input, pair_logits
 from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
-from explorer.models.language_model import load_language_model
-from explorer.training.checkpoints import parsed_settings, run_parser, run_steps, save_run
+from explorer.models.language_model import ModelNotFoundError, load_language_model
+from explorer.training import TrainingInputError, TrainingRequest
+from explorer.training.checkpoints import parsed_settings, run_parser, run_steps, save_run, work_of
 from explorer.training.data import (
     dev_targets,
     is_labelled,
     labelled_train,
     roc_auc,
+    save_peft,
     target,
     torch_training,
     training_record,
@@ -164,9 +168,34 @@ def train(
     return model, record
 
 
+class LoraClassifierTrainer:
+    """`explorer train --detector classifier --work W`: `train` on the train split of the files given,
+    the step chosen on their dev split (`main` chooses it on the foreign dev file)."""
+
+    description = "LoRA adapters on the language model answering both questions; resumable from --work"
+    settings = TrainingSettings
+    no_step_options = None
+    model_help = "a causal LM, a local HF folder or .gguf file (default: the packaged SmolLM2)"
+
+    def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
+        train_set = [e for e in request.train_set if not is_ambiguous(e.labels)]
+        settings = self.settings(seed=request.seed, **request.steps)
+        try:
+            return train(
+                train_set, request.dev_set, settings, work_of(request), model_spec=request.model, log=request.log
+            )
+        except ModelNotFoundError as error:
+            raise TrainingInputError(str(error)) from error
+
+    def save(self, model: Any, record: Mapping[str, Any], out: Path) -> None:
+        save_peft(model, record, out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = run_parser(
-        "Train the fine-tuned LM classifier (explorer.detectors.classifier).", TrainingSettings, SHIPPED
+        "Train the fine-tuned LM classifier (explorer.detectors.classifier).",
+        TrainingSettings,
+        detectors.weights("classifier").shipped,
     )
     parser.add_argument("--model", help="causal LM: a local folder or .gguf file (default: the packaged SmolLM2)")
     args = parser.parse_args(argv)
@@ -177,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     model, record = train(train_set, dev_set, settings, args.work, model_spec=args.model, log=log)
     record["train_data"] = [str(p) for p in args.data]
     record["dev_data"] = str(args.dev)
-    save_run(model, record, "explorer.training.classifier", argv, args.out / ADAPTER, log)
+    save_run(model, record, "explorer.training.classifier", argv, args.out / PAIR_TASK, log)
     return 0
 
 

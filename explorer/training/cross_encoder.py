@@ -179,7 +179,10 @@ def train(
 class CrossEncoderTrainer:
     """`explorer train --detector cross_encoder`: LoRA adapters and a head on all-MiniLM-L6-v2."""
 
+    description = "LoRA adapters and a head on all-MiniLM-L6-v2, per error type"
+    settings = TrainingSettings
     no_step_options = None
+    model_help = "a local sentence-transformers / BERT-style folder (default: the packaged all-MiniLM-L6-v2)"
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
         try:
@@ -187,7 +190,7 @@ class CrossEncoderTrainer:
                 request.task,
                 request.train_set,
                 request.dev_set,
-                TrainingSettings(seed=request.seed, **request.steps),
+                self.settings(seed=request.seed, **request.steps),
                 dev_is_held_out=request.dev_is_held_out,
                 model_path=request.model,
                 log=request.log,

@@ -236,7 +236,10 @@ class GeneratorTrainer:
     """`explorer train --task generator`: the generator's LoRA adapter (§2.1), in a fresh work
     folder (`python -m explorer.training.generator --work` resumes a run)."""
 
+    description = "the NPOV response generator's LoRA adapter (§2.1), on error-free responses"
+    settings = GeneratorSettings
     no_step_options = None
+    model_help = "a causal LM, a local HF folder or .gguf file (default: the packaged SmolLM2)"
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
         try:

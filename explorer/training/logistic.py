@@ -113,11 +113,18 @@ def train(
 class LogisticTrainer:
     """`explorer train --detector alignment_classifier`: the logistic regression on the alignment."""
 
+    description = "a logistic regression per error type on the semantic alignment (MiniLM) and word overlap, in seconds"
+    settings = None
     no_step_options = "a logistic regression; its regularization is chosen on dev"
+    model_help = "a local sentence-transformers / BERT-style folder (default: the packaged all-MiniLM-L6-v2)"
+
+    def encoder(self, model: str | None) -> SentenceEncoder:
+        """The encoder whose alignment the regression reads."""
+        return SentenceEncoder(model)
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
         try:
-            encoder = SentenceEncoder(request.model)
+            encoder = self.encoder(request.model)
             return train(
                 request.task,
                 request.train_set,

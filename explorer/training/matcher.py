@@ -28,14 +28,17 @@ sha256, settings, per-epoch dev figures, seconds per epoch) go to `--out`.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import random
 import shutil
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -44,9 +47,9 @@ from explorer.config import CHECKOUT
 from explorer.data import perspectrum_claims
 from explorer.data.shared_data import shared_data_dir
 from explorer.files import write_text
-from explorer.models.trained import ADAPTER_FILE, TRAINING_FILE
+from explorer.models.trained import ADAPTER_FILE, MATCHER, TRAINING_FILE
+from explorer.training import TrainingInputError, TrainingRequest
 
-SHIPPED = Path(__file__).resolve().parents[1] / "resources" / "matcher"
 TARGET_MODULES = ("query", "key", "value", "dense")
 
 Triplet = tuple[str, str, str]
@@ -209,17 +212,22 @@ def base_model():
     return SentenceTransformer(str(default_model_path()), device="cpu")
 
 
+@dataclasses.dataclass(frozen=True)
+class TrainingSettings:
+    epochs: int = 3
+    batch_size: int = 32
+    learning_rate: float = 5e-4
+    rank: int = 16
+    alpha: int = 32
+    seed: int = 0
+
+
 def train(
     out: Path,
+    settings: TrainingSettings = TrainingSettings(),
     *,
-    epochs: int = 3,
-    batch_size: int = 32,
-    lr: float = 5e-4,
-    rank: int = 16,
-    alpha: int = 32,
     dropout: float = 0.1,
     use_perspectrum: bool = False,
-    seed: int = 0,
     threads: int = 1,
     log=print,
 ) -> dict:
@@ -227,6 +235,8 @@ def train(
     from peft import LoraConfig
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
+    epochs, batch_size, lr, seed = settings.epochs, settings.batch_size, settings.learning_rate, settings.seed
+    rank, alpha = settings.rank, settings.alpha
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     rng = random.Random(seed)
@@ -312,6 +322,33 @@ def train(
     return record
 
 
+class MatcherTrainer:
+    """`explorer train --detector semantic_tuned`: the matcher adapter, trained on ArgKP train (read
+    where it lies), not on the examples given: `train` writes a scratch folder, `save` copies it."""
+
+    description = "the tuned matcher's LoRA adapter, trained on ArgKP train (not on --data)"
+    settings = TrainingSettings
+    no_step_options = None
+    model_help = "none: the matcher tunes the packaged all-MiniLM-L6-v2"
+
+    def train(self, request: TrainingRequest) -> tuple[Path, dict[str, Any]]:
+        if request.model:
+            raise TrainingInputError(f"--model does not apply to the matcher ({self.model_help})")
+        settings = self.settings(seed=request.seed, **request.steps)
+        folder = Path(tempfile.mkdtemp(prefix="matcher-"))
+        try:
+            return folder, train(folder, settings, log=request.log)
+        except FileNotFoundError as error:
+            raise TrainingInputError(str(error)) from error
+
+    def save(self, model: Path, record: Mapping[str, Any], out: Path) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        for name in (ADAPTER_FILE, "adapter_config.json"):
+            shutil.copyfile(model / name, out / name)
+        write_text(out / TRAINING_FILE, json.dumps(record, indent=2) + "\n")
+        shutil.rmtree(model)
+
+
 def reproduce_command(epochs, batch_size, lr, rank, alpha, use_perspectrum, seed) -> str:
     """The one command that retrains the shipped adapter (written into `explorer/resources/matcher`)."""
     return (
@@ -322,28 +359,20 @@ def reproduce_command(epochs, batch_size, lr, rank, alpha, use_perspectrum, seed
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Fine-tune the MiniLM argument matcher (LoRA, MNRL).")
-    parser.add_argument("--out", type=Path, default=SHIPPED)
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=5e-4)
-    parser.add_argument("--rank", type=int, default=16)
-    parser.add_argument("--alpha", type=int, default=32)
+    defaults = TrainingSettings()
+    parser.add_argument("--out", type=Path, default=MATCHER.shipped)
+    parser.add_argument("--epochs", type=int, default=defaults.epochs)
+    parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
+    parser.add_argument("--lr", type=float, default=defaults.learning_rate)
+    parser.add_argument("--rank", type=int, default=defaults.rank)
+    parser.add_argument("--alpha", type=int, default=defaults.alpha)
     parser.add_argument("--perspectrum", action="store_true", help="add Perspectrum train cluster pairs")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    record = train(
-        args.out,
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        lr=args.lr,
-        rank=args.rank,
-        alpha=args.alpha,
-        use_perspectrum=args.perspectrum,
-        seed=args.seed,
-        threads=args.threads,
-    )
+    settings = TrainingSettings(args.epochs, args.batch_size, args.lr, args.rank, args.alpha, args.seed)
+    record = train(args.out, settings, use_perspectrum=args.perspectrum, threads=args.threads)
     print(json.dumps({k: record[k] for k in ("kept_epoch", "weights_sha256")}))
     return 0
 

@@ -195,7 +195,10 @@ def train(
 class SoftPromptTrainer:
     """`explorer train --detector classifier_prompt`: the paper's 5-token soft prompt (§3.3)."""
 
+    description = "the paper's 5-token soft prompt on the frozen language model (§3.3)"
+    settings = TrainingSettings
     no_step_options = None
+    model_help = "a causal LM, a local HF folder or .gguf file (default: the packaged SmolLM2)"
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
         try:
@@ -205,7 +208,7 @@ class SoftPromptTrainer:
                 request.task,
                 request.train_set,
                 request.dev_set,
-                TrainingSettings(seed=request.seed, **request.steps),
+                self.settings(seed=request.seed, **request.steps),
                 dev_is_held_out=request.dev_is_held_out,
                 log=request.log,
             )

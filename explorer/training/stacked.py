@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer import detectors
 from explorer.data.example import Example
 from explorer.data.labels import has_error, is_error_free
 from explorer.detectors.base import Detector
@@ -34,7 +35,6 @@ from explorer.detectors.ops.logistic_head import LogisticHead
 from explorer.detectors.stacked import (
     COMPONENTS,
     FEATURES,
-    SHIPPED,
     components_identity,
     create_components,
     feature_row,
@@ -155,7 +155,10 @@ def save(model: LogisticHead, record: Mapping[str, Any], out: Path) -> None:
 class StackedTrainer:
     """`explorer train --detector stacked`: the logistic regression over the components' scores."""
 
+    description = "a logistic regression per error type over its components' example scores"
+    settings = None
     no_step_options = "a logistic regression; its regularization and features are chosen on dev"
+    model_help = "none: it reads its components' shipped models"
 
     def train(self, request: TrainingRequest) -> tuple[LogisticHead, dict[str, Any]]:
         from explorer.detectors.base import DetectorError
@@ -185,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     given = foreign_training(
         "Train the stacked detector on Perspectrum + sample train, choosing C and features on Perspectrum dev.",
-        SHIPPED,
+        detectors.weights("stacked").shipped,
         argv,
     )
     components, cache = create_components(), ResultCache()

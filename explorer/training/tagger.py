@@ -25,12 +25,14 @@ from __future__ import annotations
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
+from explorer import detectors
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
@@ -46,13 +48,15 @@ from explorer.detectors.tagger import (
     word_scores,
 )
 from explorer.models.encoder import default_model_path, encoder_identity
-from explorer.training.checkpoints import parsed_settings, run_parser, run_steps, save_run
+from explorer.training import TrainingInputError, TrainingRequest
+from explorer.training.checkpoints import parsed_settings, run_parser, run_steps, save_run, work_of
 from explorer.training.data import (
     TRAIN_PARTS,
     claim_half,
     dev_targets,
     labelled_train,
     roc_auc,
+    save_peft,
     torch_training,
     training_record,
 )
@@ -99,7 +103,7 @@ def dev_aucs(model, tokenizer, examples: Sequence[Example], limit: int) -> dict[
     aucs = {}
     for error_type in ERROR_TYPES:
         pairs = dev_targets(examples, error_type)
-        aucs[error_type] = roc_auc([t for _, t in pairs], [getattr(results[i], error_type) for i, _ in pairs])
+        aucs[error_type] = roc_auc([t for _, t in pairs], [results[i].score(error_type) for i, _ in pairs])
     return aucs
 
 
@@ -192,8 +196,29 @@ def train(
     return model, record
 
 
+class TaggerTrainer:
+    """`explorer train --detector tagger --work W`: `train` on the train split of the files given
+    (all their claims), the step chosen on their dev split (`main` chooses it on the foreign dev file)."""
+
+    description = "LoRA adapters and a tagging head on all-MiniLM-L6-v2, both error types; resumable from --work"
+    settings = TrainingSettings
+    no_step_options = None
+    model_help = "none: it tags with the packaged all-MiniLM-L6-v2"
+
+    def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
+        if request.model:
+            raise TrainingInputError(f"--model does not apply to the tagger ({self.model_help})")
+        settings = self.settings(seed=request.seed, **request.steps)
+        return train(request.train_set, request.dev_set, settings, work_of(request), log=request.log)
+
+    def save(self, model: Any, record: Mapping[str, Any], out: Path) -> None:
+        save_peft(model, record, out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = run_parser("Train the token tagger (explorer.detectors.tagger).", TrainingSettings, TaggerDetector.shipped)
+    parser = run_parser(
+        "Train the token tagger (explorer.detectors.tagger).", TrainingSettings, detectors.weights("tagger").shipped
+    )
     parser.add_argument(
         "--part",
         choices=TRAIN_PARTS,

@@ -22,15 +22,29 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from explorer.detectors.alignment_classifier_tuned import SHIPPED
+from explorer import detectors
+from explorer.models.encoder import SentenceEncoder
 from explorer.models.matcher import shared_matcher_encoder
 from explorer.training import data as training_data
 from explorer.training import logistic
 
 
+class TunedLogisticTrainer(logistic.LogisticTrainer):
+    """`explorer train --detector alignment_classifier_tuned`: the logistic regression on the tuned
+    matcher's alignment (C chosen on the dev split of the files given: Perspectrum dev for `main`'s data)."""
+
+    description = "a logistic regression per error type on the tuned matcher's alignment and word overlap"
+    model_help = "the tuned matcher's adapter folder (default: the user's matcher, else the shipped one)"
+
+    def encoder(self, model: str | None) -> SentenceEncoder:
+        return shared_matcher_encoder(model)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     given = training_data.foreign_training(
-        "Retrain the alignment classifier on Perspectrum with the tuned matcher.", SHIPPED, argv
+        "Retrain the alignment classifier on Perspectrum with the tuned matcher.",
+        detectors.weights("alignment_classifier_tuned").shipped,
+        argv,
     )
     train_set, dev_set = given.train_set, given.dev_set
     encoder = shared_matcher_encoder()

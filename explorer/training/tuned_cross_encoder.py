@@ -17,23 +17,49 @@ their `training.json`, where `cross_encoder_tuned` finds them.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-from explorer.detectors.cross_encoder_tuned import CrossEncoderTunedDetector
-from explorer.training import cross_encoder
+from explorer import detectors
+from explorer.data.example import Example
+from explorer.training import TrainingRequest, cross_encoder
 from explorer.training import data as training_data
 
-SETTINGS = cross_encoder.TrainingSettings(steps=400, eval_every=100, learning_rate=1e-3)
+
+@dataclasses.dataclass(frozen=True)
+class TrainingSettings(cross_encoder.TrainingSettings):
+    steps: int = 400
+    learning_rate: float = 1e-3
+    eval_every: int = 100
+
+
+SETTINGS = TrainingSettings()
 DEV_SUBSET = 150
+
+
+def dev_subset(dev_set: Sequence[Example], seed: int) -> list[Example]:
+    return random.Random(seed).sample(list(dev_set), min(DEV_SUBSET, len(dev_set)))
+
+
+class TunedCrossEncoderTrainer(cross_encoder.CrossEncoderTrainer):
+    """`explorer train --detector cross_encoder_tuned`: the cross-encoder with `main`'s settings, its
+    step chosen on a seeded `DEV_SUBSET` of the dev split."""
+
+    description = f"the cross-encoder's LoRA adapters and head, step chosen on {DEV_SUBSET} dev examples"
+    settings = TrainingSettings
+
+    def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
+        return super().train(dataclasses.replace(request, dev_set=dev_subset(request.dev_set, request.seed)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     given = training_data.foreign_training(
-        "Retrain the cross-encoder on Perspectrum.", CrossEncoderTunedDetector.shipped, argv
+        "Retrain the cross-encoder on Perspectrum.", detectors.weights("cross_encoder_tuned").shipped, argv
     )
-    dev_set = random.Random(SETTINGS.seed).sample(given.dev_set, min(DEV_SUBSET, len(given.dev_set)))
+    dev_set = dev_subset(given.dev_set, SETTINGS.seed)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     for error_type in given.error_types:
         log(f"{error_type}: {len(given.train_set)} train examples, {len(dev_set)} Perspectrum dev examples")

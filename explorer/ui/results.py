@@ -142,12 +142,12 @@ def show_legend(*, with_gold: bool) -> None:
 def show_side_by_side(example: Example, results: dict[str, DetectorResult], *, show_gold: bool) -> None:
     """Every detector's highlights on the same words, one column each: response, then arguments."""
     sides = (
-        ("hallucination", "response_word_meaning", highlights.response_html),
-        ("coverage error", "argument_word_meaning", highlights.arguments_html),
+        ("hallucination", "hallucination", "response_word_meaning", highlights.response_html),
+        ("coverage", "coverage error", "argument_word_meaning", highlights.arguments_html),
     )
-    for score_name, meaning, draw in sides:
+    for error_type, score_name, meaning, draw in sides:
         for column, (name, result) in zip(st.columns(len(results)), results.items()):
-            score = result.hallucination if score_name == "hallucination" else result.coverage
+            score = result.score(error_type)
             with column:
                 st.markdown(f"**{detectors.spec(name).title}** · {score_name} {score:.2f}")
                 word_meaning = getattr(detectors.spec(name), meaning)

@@ -17,7 +17,7 @@ from explorer.config import cache_dir
 from explorer.data.example import Example
 from explorer.data.samples import load_samples
 from explorer.detectors import Detector
-from explorer.detectors.ops import attribution
+from explorer.detectors.options import Option
 from explorer.evaluation.calibration import shipped
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.jobs import JobRunner
@@ -25,7 +25,6 @@ from explorer.scoring.jobs import JobRunner
 CURRENT_EXAMPLE = "current_example"
 DETECTORS = "detectors"
 MODEL = "model"
-SALIENCE_ATTRIBUTION = "salience_attribution"
 SHOW_GOLD = "show_gold"
 INSPECT_PREFIX = "inspect"  # the Inspect page's editor keys; other pages load examples into it
 INSPECT_REPORT = "inspect.report"
@@ -174,15 +173,17 @@ DEFAULT_DETECTORS = ["rouge", detectors.VERDICT_DETECTOR]
 
 
 def get_detector(name: str, model: str = "") -> Detector:
-    """The detector with the sidebar's settings (the salience attribution), loaded once per process."""
-    chosen = st.session_state.get(SALIENCE_ATTRIBUTION, attribution.DEFAULT_ATTRIBUTION) if name == "salience" else ""
+    """The detector with the sidebar's settings (its options with choices), loaded once per process."""
+    chosen = tuple(
+        (option.name, st.session_state.get(option_key(name, option), option.default))
+        for option in sidebar_options(name)
+    )
     return _detector(name, model, chosen)
 
 
 @st.cache_resource(show_spinner="Loading detector…")
-def _detector(name: str, model: str, salience_attribution: str) -> Detector:
-    options = {"attribution": salience_attribution} if salience_attribution else {}
-    return detectors.create(name, model=model, **options)
+def _detector(name: str, model: str, options: tuple[tuple[str, str], ...]) -> Detector:
+    return detectors.create(name, model=model, **dict(options))
 
 
 def get_result_cache() -> ResultCache:
@@ -240,7 +241,7 @@ def sidebar() -> None:
                 help="A local Hugging Face model folder or a .gguf file, used by model-based detectors.",
                 on_change=lambda: state.__setitem__(MODEL, state[SIDEBAR_MODEL].strip()),
             )
-        salience_attribution_picker()
+        detector_option_pickers()
 
 
 def detector_about(name: str) -> str:
@@ -250,23 +251,34 @@ def detector_about(name: str) -> str:
     return " ".join(part for part in (f"**{spec.title}**: {spec.summary}", shipped().measured(name)) if part)
 
 
-def salience_attribution_picker() -> None:
-    """The salience detector's attribution method, shown while salience is among the detectors."""
+def option_key(detector_name: str, option: Option) -> str:
+    """The session key of a detector option the sidebar sets (e.g. `salience_attribution`)."""
+    return option.dest(detector_name)
+
+
+def sidebar_options(detector_name: str) -> tuple[Option, ...]:
+    """The options of a detector's spec the sidebar offers: those with choices."""
+    return tuple(option for option in detectors.spec(detector_name).options if option.choices)
+
+
+def detector_option_pickers() -> None:
+    """A select box per sidebar option of each chosen detector, declared on its spec."""
     state = st.session_state
-    state.setdefault(SALIENCE_ATTRIBUTION, attribution.DEFAULT_ATTRIBUTION)
-    if "salience" not in state[DETECTORS]:
-        return
-    st.selectbox(
-        "Salience attribution",
-        list(attribution.ATTRIBUTIONS),
-        index=list(attribution.ATTRIBUTIONS).index(state[SALIENCE_ATTRIBUTION]),
-        format_func=lambda name: attribution.ATTRIBUTIONS[name].title,
-        key="sidebar.salience_attribution",
-        on_change=lambda: state.__setitem__(SALIENCE_ATTRIBUTION, state["sidebar.salience_attribution"]),
-        help="\n\n".join(f"**{m.title}** (Captum `{m.captum}`): {m.summary}" for m in attribution.ATTRIBUTIONS.values())
-        + "\n\nOnly the paper's attribution has precomputed results for the sample data; the others compute "
-        "in the background.",
-    )
+    for name in detectors.names():
+        for option in sidebar_options(name):
+            key = option_key(name, option)
+            state.setdefault(key, option.default)
+            if name not in state[DETECTORS]:
+                continue
+            st.selectbox(
+                f"{detectors.spec(name).title} {option.name}",
+                list(option.choices),
+                index=list(option.choices).index(state[key]),
+                format_func=option.choices.__getitem__,
+                key=f"sidebar.{key}",
+                on_change=lambda key=key: state.__setitem__(key, state[f"sidebar.{key}"]),
+                help=option.about,
+            )
 
 
 def forget_unless(key: str, allowed: list[str]) -> None:

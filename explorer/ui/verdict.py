@@ -9,6 +9,7 @@ import streamlit as st
 from explorer import detectors
 from explorer.data.example import Example
 from explorer.detectors import DetectorResult
+from explorer.detectors.details import EVIDENCE, LEFT_OUT
 from explorer.evaluation import verdict
 from explorer.render import export
 from explorer.render.evidence import EXPLANATION, verdict_evidence_html
@@ -61,16 +62,16 @@ def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dic
     found = verdict.verdicts(example, judge)
     st.html(verdict_html(example, found, title, links=detectors.VERDICT_DETECTOR in results))
     st.session_state[VERDICT_SHOWN_FOR] = example.content_hash()
-    for component, reason in judge.details.get("left_out", {}).items():
+    for component, reason in (LEFT_OUT.of(judge) or {}).items():
         st.caption(
             f"{literal(detectors.spec(component).title)} could not read this example ({literal(reason)}); "
             f"{literal(title)} scored it without that signal (its features at their training mean)."
         )
-    if "evidence" in judge.details:
+    if (evidence := EVIDENCE.of(judge)) is not None:
         with st.expander("What the verdict rests on"):
             st.caption(EXPLANATION)
             titles = {name: detectors.spec(name).title for name in detectors.names()}
-            st.html(verdict_evidence_html(judge.details["evidence"], titles))
+            st.html(verdict_evidence_html(evidence, titles))
     return found
 
 

@@ -17,6 +17,7 @@ import streamlit as st
 from explorer import detectors
 from explorer.data.example import Example
 from explorer.detectors import DetectorResult
+from explorer.detectors.details import ARGUMENT_SENTENCE, CONVERGENCE
 from explorer.detectors.ops import word_links
 from explorer.models.language_model import load_tokenizer
 from explorer.render import figures, highlights
@@ -69,14 +70,14 @@ def _word_buttons(label: str, texts: Sequence[str], indices: Sequence[int], key:
 
 def show_attribution_details(result: DetectorResult, *, key: str) -> None:
     """What a salience attribution adds: integrated gradients' convergence, the argument attributions' matrix."""
-    convergence = result.details.get("convergence")
+    convergence = CONVERGENCE.of(result)
     if convergence:
         st.caption(
             f"Integrated gradients, {convergence['steps']} steps from {convergence['baseline']}: the attributions of "
             f"a response token add up to its score's change within {convergence['median_relative_delta']:.0%} "
             f"(median over tokens; worst {convergence['max_relative_delta']:.0%}). A large gap means too few steps."
         )
-    matrix = result.details.get("argument_sentence")
+    matrix = ARGUMENT_SENTENCE.of(result)
     if matrix:
         figure = figures.link_map_figure(
             matrix["z"],

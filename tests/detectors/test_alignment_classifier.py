@@ -81,7 +81,7 @@ def test_training_keeps_the_regularization_with_the_best_dev_auc(encoder):
 def test_shipped_models_were_trained_on_the_sample_train_split():
     train_set = data.training_examples(load_samples(SAMPLE_DIR / "synthetic.jsonl"), ["train"])
     for error_type in ERROR_TYPES:
-        directory = alignment_classifier.SHIPPED_MODELS / error_type
+        directory = detectors.weights("alignment_classifier").shipped / error_type
         assert alignment_classifier.load(directory).error_type == error_type
         record = json.loads((directory / TRAINING_FILE).read_text())
         assert record["dev_is_held_out"]

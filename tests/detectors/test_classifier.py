@@ -66,7 +66,7 @@ def test_labels_are_read_right_after_each_question(language_model):
 
 
 def test_the_shipped_adapter_matches_its_training_record(written_file, perspectrum_file):
-    folder = classifier.SHIPPED / classifier.ADAPTER
+    folder = detectors.weights("classifier").shipped / PAIR_TASK
     record = json.loads((folder / TRAINING_FILE).read_text())
     weights = folder / "adapter_model.safetensors"
     assert hashlib.sha256(weights.read_bytes()).hexdigest() == record["weights_sha256"]

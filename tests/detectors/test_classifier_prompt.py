@@ -74,13 +74,13 @@ def test_the_prompt_holds_the_arguments_the_response_and_the_question_last():
 
 def test_a_model_without_trained_prompts_is_named_with_the_command_to_run():
     with pytest.raises(TrainedNotFoundError, match="explorer train --detector classifier_prompt --task coverage"):
-        classifier.find_prompt("other-model@0123", "coverage")
+        detectors.weights("classifier_prompt").find("other-model@0123", "coverage")
 
 
 def test_shipped_prompts_are_small_and_were_trained_on_the_sample_train_split():
     train_set = data.training_examples(load_samples(SAMPLE_DIR / "synthetic.jsonl"), ["train"])
     for error_type in ERROR_TYPES:
-        directory = classifier.SHIPPED_PROMPTS / error_type
+        directory = detectors.weights("classifier_prompt").shipped / error_type
         assert (directory / ADAPTER_FILE).stat().st_size < 20_000
         record = json.loads((directory / TRAINING_FILE).read_text())
         assert record["task"] == error_type and record["seconds"] > 0
@@ -102,7 +102,9 @@ def language_model():
 def manual_p_error(detector, example, error_type) -> float:
     """P("No") from the base model fed the shipped soft prompt's vectors by hand (no PEFT)."""
     language_model = detector.language_model
-    soft = load_file(str(classifier.SHIPPED_PROMPTS / error_type / ADAPTER_FILE))["prompt_embeddings"]
+    soft = load_file(str(detectors.weights("classifier_prompt").shipped / error_type / ADAPTER_FILE))[
+        "prompt_embeddings"
+    ]
     ids = language_model.tokenizer(
         classifier_prompt(example, language_model.tokenizer, error_type).text,
         add_special_tokens=False,
@@ -130,7 +132,7 @@ def test_scores_are_deterministic_probabilities_matching_a_manual_softmax(detect
 
 @pytest.mark.slow
 def test_cache_identity_names_the_prompts(detector):
-    digests = {t: classifier.prompt_digest(classifier.SHIPPED_PROMPTS / t) for t in ERROR_TYPES}
+    digests = {t: classifier.prompt_digest(detectors.weights("classifier_prompt").shipped / t) for t in ERROR_TYPES}
     assert detector.config()["prompts"] == digests
     assert digests["hallucination"][:16] in detector.model_identity()
 

@@ -13,7 +13,6 @@ from explorer.data.labels import ERROR_TYPES
 from explorer.data.samples import SAMPLE_DIR, load_samples
 from explorer.detectors import DetectorError
 from explorer.detectors import cross_encoder as cross_encoder_detector
-from explorer.detectors.cross_encoder_tuned import CrossEncoderTunedDetector
 from explorer.models.trained import ADAPTER_FILE, TRAINING_FILE
 from explorer.training import cross_encoder, data
 from explorer.training.data import save_peft
@@ -53,7 +52,7 @@ def test_unit_gold_comes_from_the_spans_and_uncovered_arguments():
 def test_shipped_adapters_are_small_and_were_trained_on_the_sample_train_split():
     train_set = data.training_examples(load_samples(SAMPLE_DIR / "synthetic.jsonl"), ["train"])
     for error_type in ERROR_TYPES:
-        directory = cross_encoder_detector.CrossEncoderDetector.shipped / error_type
+        directory = detectors.weights("cross_encoder").shipped / error_type
         assert (directory / ADAPTER_FILE).stat().st_size < 2_000_000
         record = json.loads((directory / TRAINING_FILE).read_text())
         assert record["task"] == error_type and record["dev_is_held_out"]
@@ -62,7 +61,7 @@ def test_shipped_adapters_are_small_and_were_trained_on_the_sample_train_split()
 
 @pytest.mark.parametrize("error_type", ERROR_TYPES)
 def test_the_perspectrum_adapters_match_their_record_and_todays_perspectrum_build(error_type, perspectrum_file):
-    directory = CrossEncoderTunedDetector.shipped / error_type
+    directory = detectors.weights("cross_encoder_tuned").shipped / error_type
     weights = (directory / ADAPTER_FILE).read_bytes()
     record = json.loads((directory / TRAINING_FILE).read_text())
     assert len(weights) < 2_000_000 and hashlib.sha256(weights).hexdigest() == record["weights_sha256"]

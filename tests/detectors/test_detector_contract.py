@@ -89,3 +89,18 @@ def test_results_round_trip_through_json(scored):
 def test_unknown_names_list_the_valid_ones():
     with pytest.raises(detectors.UnknownDetectorError, match="available: rouge"):
         detectors.create("bleu")
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_detector_keeps_only_the_details_its_spec_declares(detector, scored, case):
+    result = scored(case)
+    assert set(result.details) <= {detail.key for detail in detectors.spec(detector.name).details}
+    for error_type in ("hallucination", "coverage"):
+        assert result.score(error_type) == getattr(result, error_type)
+
+
+def test_a_score_of_an_unknown_error_type_is_refused():
+    result = DetectorResult("rouge", 0.25, 0.5, {"pro": 0.5}, (), (), {})
+    assert (result.score("hallucination"), result.score("coverage")) == (0.25, 0.5)
+    with pytest.raises(ValueError, match="coverage_error"):
+        result.score("coverage_error")

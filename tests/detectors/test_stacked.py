@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from explorer import detectors
 from explorer.config import SAMPLE_DIR
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
@@ -16,7 +17,6 @@ from explorer.detectors.stacked import (
     ARGUMENT_WORDS,
     FEATURES,
     RESPONSE_WORDS,
-    SHIPPED,
     StackedDetector,
     feature_row,
     load,
@@ -27,6 +27,8 @@ from explorer.training import TrainingRequest
 from explorer.training import data as training_data
 from explorer.training import stacked as training
 from tests.helpers import make_example, recorded_train_set
+
+SHIPPED = detectors.weights("stacked").shipped
 
 
 @pytest.fixture(scope="module")

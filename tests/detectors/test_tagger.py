@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from explorer import detectors
 from explorer.data.example import Labels, UncoveredArgument
 from explorer.detectors import DetectorError
 from explorer.detectors.tagger import (
@@ -86,7 +87,7 @@ def test_gold_tags_mark_the_invented_words_and_the_dropped_argument(tokenizer):
 
 
 def test_the_shipped_adapter_matches_its_record():
-    folder = TaggerDetector.shipped / TASK
+    folder = detectors.weights("tagger").shipped / TASK
     record = json.loads((folder / TRAINING_FILE).read_text())
     weights = (folder / ADAPTER_FILE).read_bytes()
     assert record["weights_sha256"] == hashlib.sha256(weights).hexdigest()
@@ -133,8 +134,8 @@ def test_a_few_steps_train_save_reload_and_score_identically(tmp_path, monkeypat
     ]
     settings = training.TrainingSettings(steps=3, batch_size=2, eval_every=3, rank=2)
     model, record = training.train(examples, examples, settings, tmp_path / "work", log=lambda _: None)
-    save_peft(model, record, tmp_path / "out" / TASK)
-    monkeypatch.setattr(TaggerDetector, "shipped", tmp_path / "out")
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))  # the user's weights come first
+    save_peft(model, record, detectors.weights("tagger").user_dir(record["model"], TASK))
     [(window, reloaded)] = TaggerDetector().probabilities(examples[1])
     tokenizer = load_token_classifier(default_model_path())[0]
     with torch.no_grad():
@@ -152,7 +153,7 @@ def test_the_shipped_adapter_was_trained_on_todays_builds(perspectrum_file, writ
     from explorer.training.data import claim_half, data_digest
     from tests.helpers import ROOT
 
-    record = json.loads((TaggerDetector.shipped / TASK / TRAINING_FILE).read_text())
+    record = json.loads((detectors.weights("tagger").shipped / TASK / TRAINING_FILE).read_text())
     options = shlex.split(record["command"])[3:]
     start = options.index("--data") + 1
     files = options[start : next(i for i in range(start, len(options)) if options[i].startswith("--"))]

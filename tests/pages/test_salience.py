@@ -70,7 +70,8 @@ def test_the_salience_attribution_picker_shows_only_with_salience_and_defaults_t
 @pytest.mark.slow
 def test_another_salience_attribution_from_the_sidebar_computes_its_own_result(app):
     app.selectbox(key="sidebar.salience_attribution").set_value("argument_ablation").run()
-    assert app.session_state[state.SALIENCE_ATTRIBUTION] == "argument_ablation"
+    [attribution] = state.sidebar_options("salience")
+    assert app.session_state[state.option_key("salience", attribution)] == "argument_ablation"
 
     def matrix_shown() -> bool:  # the argument x sentence matrix, which only the perturbation attributions draw
         return any("loses when one argument" in chart.proto.spec for chart in app.get("plotly_chart"))

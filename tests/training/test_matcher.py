@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from explorer.models import matcher as matcher_model
-from explorer.models.trained import ADAPTER_FILE, TRAINING_FILE
+from explorer.models.trained import ADAPTER_FILE, MATCHER, TRAINING_FILE
 from explorer.training import matcher as matcher_training
 
-RECORD = json.loads((matcher_training.SHIPPED / TRAINING_FILE).read_text(encoding="utf-8"))
+RECORD = json.loads((MATCHER.shipped / TRAINING_FILE).read_text(encoding="utf-8"))
 
 # Written for this test (no third-party text): (argument, a paraphrase of it, another argument on the same claim).
 CASES = [
@@ -39,7 +39,7 @@ CASES = [
 
 
 def test_shipped_weights_match_their_training_record():
-    adapter = matcher_training.SHIPPED / ADAPTER_FILE
+    adapter = MATCHER.shipped / ADAPTER_FILE
     assert hashlib.sha256(adapter.read_bytes()).hexdigest() == RECORD["weights_sha256"]
     assert adapter.stat().st_size < 5_000_000  # an adapter, not the 88 MB model
     kept = next(h for h in RECORD["dev"] if h["epoch"] == RECORD["kept_epoch"])

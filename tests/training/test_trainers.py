@@ -9,7 +9,18 @@ from explorer.training import Trainer
 
 
 def test_the_learned_detectors_are_the_ones_with_trainers():
-    assert detectors.trainable() == ["classifier_prompt", "alignment_classifier", "cross_encoder", "stacked"]
+    assert detectors.trainable() == [
+        "classifier",
+        "classifier_prompt",
+        "alignment_classifier",
+        "cross_encoder",
+        "semantic_tuned",
+        "alignment_classifier_tuned",
+        "cross_encoder_tuned",
+        "tagger",
+        "stacked",
+    ]
+    assert detectors.trainable() == [name for name in detectors.names() if detectors.spec(name).weights]
 
 
 @pytest.mark.parametrize("name", detectors.trainable())
@@ -21,10 +32,12 @@ def test_each_trainer_follows_the_protocol(name):
             == list(inspect.signature(getattr(Trainer, detector_name)).parameters)[1:]
         )
     assert trainer.no_step_options is None or "dev" in trainer.no_step_options
+    assert (trainer.settings is None) == (trainer.no_step_options is not None)
 
 
 def test_a_detector_without_a_trainer_is_refused_with_the_trainable_ones():
     with pytest.raises(
-        detectors.UnknownDetectorError, match="available: classifier_prompt, alignment_classifier, cross_encoder"
+        detectors.UnknownDetectorError,
+        match="available: classifier, classifier_prompt, alignment_classifier, cross_encoder",
     ):
         detectors.trainer("rouge")

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.detectors.base import Progress
+from explorer.detectors.details import ARGUMENT_SENTENCE, CONVERGENCE
 from explorer.detectors.ops import aggregate
 from explorer.detectors.ops.salience_map import token_salience
 from explorer.models.language_model import LanguageModel
@@ -178,7 +179,7 @@ def integrated_gradients(inputs: SalienceInputs, steps: int = DEFAULT_STEPS) -> 
         "max_relative_delta": max(relative, default=0.0),
         "median_relative_delta": float(np.median(relative)) if relative else 0.0,
     }
-    return AttributionOutput(token_map, {"convergence": details})
+    return AttributionOutput(token_map, {CONVERGENCE.key: details})
 
 
 def _argument_token_groups(inputs: SalienceInputs) -> list[list[int]]:
@@ -247,7 +248,7 @@ def _perturbation(inputs: SalienceInputs, kind, options: dict, forwards: int) ->
     columns = aggregate.token_groups(inputs.response_spans, sentences)
     matrix = np.stack([per_token[:, group].sum(axis=1) for group in columns], axis=1) if columns else None
     details = {
-        "argument_sentence": None
+        ARGUMENT_SENTENCE.key: None
         if matrix is None
         else {
             "z": np.round(matrix, 4).tolist(),

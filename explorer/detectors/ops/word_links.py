@@ -1,6 +1,6 @@
 """Follow one word through a detector's argument-word x response-word map.
 
-A detector with a word map puts it in `details["heatmap"]["z"]` with one row per entry of
+A detector with a word map puts it in its `details.HEATMAP` (`z`) with one row per entry of
 `result.argument_words` and one column per entry of `result.response_words`, in that order
 (salience does). From it:
 
@@ -20,12 +20,13 @@ import numpy as np
 
 from explorer.data.example import Example
 from explorer.detectors.base import ArgumentWordScore, DetectorResult, ResponseWordScore
+from explorer.detectors.details import HEATMAP
 from explorer.text.claims import sentence_spans
 
 
 def word_map(result: DetectorResult) -> np.ndarray | None:
     """The `[argument words, response words]` map, or None when the detector gives none."""
-    heatmap = result.details.get("heatmap")
+    heatmap = HEATMAP.of(result)
     if not heatmap:
         return None
     values = np.asarray(heatmap["z"], dtype=float)

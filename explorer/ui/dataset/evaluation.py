@@ -227,7 +227,7 @@ def show_failures(
     ):
         ids = sorted(
             outcome.index[outcome == kind],
-            key=lambda i: auc.example_score(results[i][detector_name], error_type),
+            key=lambda i: results[i][detector_name].score(error_type),
             reverse=descending,
         )
         with where:
