@@ -59,6 +59,7 @@ ANSWER_FIELD = "answer"
 SPLITS = ("train",)
 # Offsets the variant index so these inputs differ from the templated builder's of the same seed.
 VARIANT_OFFSET = 100
+AMBIGUOUS_TYPES = ("partial_hallucination", "repetition", "perspective_confusion")
 WOVEN = (
     "reason",
     "example_clause",
@@ -268,7 +269,9 @@ def written(source: Source, plan: Plan, seed: int, name: str, labels: Labels, no
     return with_verbalizations(example, {ref: tuple(spans) for ref, spans in out.verbalizations.items()})
 
 
-def examples_of(claim: Claim, variant: int, seed: int, casing: Casing) -> list[Example]:
+def examples_of(
+    claim: Claim, variant: int, seed: int, casing: Casing, ambiguous_types: Sequence[str] = AMBIGUOUS_TYPES
+) -> list[Example]:
     """The clean answer of one input, its errors and its synthetic errors."""
     base = clean_example(claim, VARIANT_OFFSET + variant, seed, casing)
     if base is None:
@@ -321,9 +324,12 @@ def examples_of(claim: Claim, variant: int, seed: int, casing: Casing) -> list[E
         )
 
     confused, which = ambiguous(plan, source, rng)
-    made.append(
-        written(source, confused, seed, "ambiguous", Labels(True, False, "organic", True, which), {"errors": [which]})
-    )
+    # Restating or misplacing a given argument labels supported words as invented; a run may
+    # leave those out (`--ambiguous-types`). The draw above happens anyway, so the rest of the
+    # build does not change with the choice.
+    if which in ambiguous_types:
+        labels = Labels(True, False, "organic", True, which)
+        made.append(written(source, confused, seed, "ambiguous", labels, {"errors": [which]}))
 
     clean = made[0]
     removed = make_hallucination(clean, seed)
@@ -343,11 +349,15 @@ def examples_of(claim: Claim, variant: int, seed: int, casing: Casing) -> list[E
     return made
 
 
-def build(*, folder: Path | None = None, seed: int = 0, variants: int = 2) -> list[Example]:
+def build(
+    *, folder: Path | None = None, seed: int = 0, variants: int = 2, ambiguous_types: Sequence[str] = AMBIGUOUS_TYPES
+) -> list[Example]:
     """Every train claim's answers (`variants` inputs each)."""
     claims = load_claims(SPLITS, folder)
     casing = Casing(text for claim in claims for cluster in claim.clusters for _, text in cluster.members)
-    return [e for claim in claims for v in range(variants) for e in examples_of(claim, v, seed, casing)]
+    return [
+        e for claim in claims for v in range(variants) for e in examples_of(claim, v, seed, casing, ambiguous_types)
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -355,11 +365,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=lambda t: Path(t).expanduser(), required=True, help="output JSON Lines (a cache)")
     parser.add_argument("--seed", type=console.SEED, default=0)
     parser.add_argument("--variants", type=console.VARIANTS, default=2, help="inputs per claim (default 2)")
+    parser.add_argument(
+        "--ambiguous-types",
+        default=",".join(AMBIGUOUS_TYPES),
+        help="ambiguous hallucinations to write (default all; partial_hallucination is a strengthened qualifier)",
+    )
     parser.add_argument("--data", type=lambda t: Path(t).expanduser(), help="Perspectrum folder")
     args = parser.parse_args(argv)
     try:
         check_output(args.out, [args.data] if args.data else [], name="--out", third_party=True)
-        examples = build(folder=args.data, seed=args.seed, variants=args.variants)
+        types = tuple(args.ambiguous_types.split(","))
+        if set(types) - set(AMBIGUOUS_TYPES):
+            raise ValueError(f"--ambiguous-types must be among {','.join(AMBIGUOUS_TYPES)}")
+        examples = build(folder=args.data, seed=args.seed, variants=args.variants, ambiguous_types=types)
     except ValueError as error:
         parser.error(str(error))
     args.out.resolve().parent.mkdir(parents=True, exist_ok=True)

@@ -174,3 +174,14 @@ def test_an_invented_clause_is_its_own_span():
     ((start, end),) = out.invented
     assert out.text[start:end] == "since budgets fell"
     assert [out.text[s:e] for s, e in out.verbalizations[(1, 0)]] == ["It costs too much"]
+
+
+def test_ambiguous_types_left_out_change_nothing_else(fake_perspectrum):
+    folder, _, _ = fake_perspectrum
+    every = perspectrum_answers.build(folder=folder, variants=4)
+    some = perspectrum_answers.build(folder=folder, variants=4, ambiguous_types=("partial_hallucination",))
+    kept = {e.labels.ambiguous_type for e in some if e.labels.ambiguous}
+    assert kept <= {"partial_hallucination"}
+    assert [e.to_dict() for e in some] == [
+        e.to_dict() for e in every if not e.labels.ambiguous or e.labels.ambiguous_type in kept
+    ]
