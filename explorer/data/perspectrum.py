@@ -170,6 +170,7 @@ def used_pids(example: Example) -> set[int]:
     pids |= {entry["stated_pid"] for entry in source.get("arguments", ())}
     if "added_pid" in source:
         pids.add(source["added_pid"])
+    pids |= set(source.get("extra_pids", ()))  # unprovided arguments woven in (explorer.data.perspectrum_answers)
     return pids
 
 
