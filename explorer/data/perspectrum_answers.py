@@ -50,7 +50,7 @@ from explorer.data.answer_styles import Plan, Statement, choose_style, frame_lin
 from explorer.data.example import Example, Labels, UncoveredArgument
 from explorer.data.jsonl import write_jsonl
 from explorer.data.perspectrum import SOURCE_FIELD, clean_example, coverage_pool
-from explorer.data.perspectrum_claims import Claim, load_claims
+from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.perspectrum_responses import Casing
 from explorer.data.synthetic import make_coverage_error, make_hallucination, with_verbalizations
 from explorer.files import check_output
@@ -92,7 +92,7 @@ def _rng(seed: int, *keys) -> random.Random:
 class Source:
     """One claim's input and what the plan may draw on: stated texts, spare cluster members."""
 
-    def __init__(self, claim: Claim, example: Example, casing: Casing):
+    def __init__(self, claim: PerspectrumClaim, example: Example, casing: Casing):
         self.claim, self.example, self.casing = claim, example, casing
         entries = example.extra[SOURCE_FIELD]["arguments"]
         text_of = {pid: text for cluster in claim.clusters for pid, text in cluster.members}
@@ -270,7 +270,7 @@ def written(source: Source, plan: Plan, seed: int, name: str, labels: Labels, no
 
 
 def examples_of(
-    claim: Claim, variant: int, seed: int, casing: Casing, ambiguous_types: Sequence[str] = AMBIGUOUS_TYPES
+    claim: PerspectrumClaim, variant: int, seed: int, casing: Casing, ambiguous_types: Sequence[str] = AMBIGUOUS_TYPES
 ) -> list[Example]:
     """The clean answer of one input, its errors and its synthetic errors."""
     base = clean_example(claim, VARIANT_OFFSET + variant, seed, casing)
