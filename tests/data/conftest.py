@@ -69,3 +69,34 @@ def fake_perspectrum(tmp_path):
     test_pids = {pid for c in claims if split[str(c["cId"])] == "test" for p in c["perspectives"] for pid in p["pids"]}
     dev_pids = {pid for c in claims if split[str(c["cId"])] == "dev" for p in c["perspectives"] for pid in p["pids"]}
     return folder, test_pids, dev_pids
+
+
+@pytest.fixture
+def claim_text_reads(monkeypatch):
+    """`watch(ids)` returns a list that fills with each claim id among `ids` whose text a builder
+    then reads from the claims file (records are read for their ids and perspective ids too)."""
+
+    def watch(ids) -> list[int]:
+        touched = []
+
+        class Watched(dict):
+            def __getitem__(self, key):
+                if key == "text" and dict.__getitem__(self, "cId") in ids:
+                    touched.append(dict.__getitem__(self, "cId"))
+                return dict.__getitem__(self, key)
+
+            def get(self, key, default=None):
+                return self[key] if key in self else default
+
+        real_loads = json.loads
+
+        def loads(text, **kwargs):
+            data = real_loads(text, **kwargs)
+            if isinstance(data, list) and data and "cId" in data[0]:
+                return [Watched(record) for record in data]
+            return data
+
+        monkeypatch.setattr(perspectrum_claims.json, "loads", loads)
+        return touched
+
+    return watch

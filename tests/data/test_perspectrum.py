@@ -40,29 +40,10 @@ def test_explorer_build_data_writes_the_builders_examples_and_refuses_the_test_s
     assert cli.main(args) == cli.EXIT_USAGE and not refused.exists()
 
 
-def test_no_test_claim_text_is_ever_touched(fake_perspectrum, monkeypatch):
+def test_no_test_claim_text_is_ever_touched(fake_perspectrum, claim_text_reads):
     """Claim records of the test split are read for their id and perspective ids, never their text."""
     folder, _, _ = fake_perspectrum
-    touched = []
-
-    class Watched(dict):
-        def __getitem__(self, key):
-            if key == "text" and dict.__getitem__(self, "cId") in (6, 7):
-                touched.append(dict.__getitem__(self, "cId"))
-            return dict.__getitem__(self, key)
-
-        def get(self, key, default=None):
-            return self[key] if key in self else default
-
-    real_loads = json.loads
-
-    def loads(text, **kwargs):
-        data = real_loads(text, **kwargs)
-        if isinstance(data, list) and data and "cId" in data[0]:
-            return [Watched(record) for record in data]
-        return data
-
-    monkeypatch.setattr(perspectrum_claims.json, "loads", loads)
+    touched = claim_text_reads((6, 7))
     examples = perspectrum.build(folder=folder)
     assert examples and not touched
 

@@ -38,28 +38,9 @@ def test_only_train_claims_and_no_dev_or_test_perspective(fake_perspectrum, buil
         assert SECRET not in json.dumps(example.to_dict())
 
 
-def test_no_test_or_dev_claim_text_is_ever_touched(fake_perspectrum, monkeypatch):
+def test_no_test_or_dev_claim_text_is_ever_touched(fake_perspectrum, claim_text_reads):
     folder, _, _ = fake_perspectrum
-    touched = []
-
-    class Watched(dict):
-        def __getitem__(self, key):
-            if key == "text" and dict.__getitem__(self, "cId") in (4, 5, 6, 7):
-                touched.append(dict.__getitem__(self, "cId"))
-            return dict.__getitem__(self, key)
-
-        def get(self, key, default=None):
-            return self[key] if key in self else default
-
-    real_loads = json.loads
-
-    def loads(text, **kwargs):
-        data = real_loads(text, **kwargs)
-        if isinstance(data, list) and data and "cId" in data[0]:
-            return [Watched(record) for record in data]
-        return data
-
-    monkeypatch.setattr(perspectrum_claims.json, "loads", loads)
+    touched = claim_text_reads((4, 5, 6, 7))
     assert perspectrum_answers.build(folder=folder) and not touched
 
 
