@@ -221,7 +221,7 @@ def _perturbation(inputs: SalienceInputs, kind, options: dict, forwards: int) ->
     lm, prompt = inputs.lm, inputs.prompt
     template, values = argument_template(prompt)
     if not values:
-        return AttributionOutput(inputs.empty_map(), {"argument_sentence": None})
+        return AttributionOutput(inputs.empty_map(), {ARGUMENT_SENTENCE.key: None})
     llm = LLMAttribution(kind(lm.model), lm.tokenizer)
     calls = [0]
     forward = llm.attr_method.forward_func
