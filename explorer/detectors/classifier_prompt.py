@@ -110,12 +110,15 @@ class PromptTooLongError(ValueError):
         self.context_length = context_length
 
 
-def input_ids(language_model: LanguageModel, example: Example, error_type: str) -> torch.Tensor:
-    """Token ids of the classifier prompt, shape (1, length); raises PromptTooLongError."""
+def input_ids(
+    language_model: LanguageModel, example: Example, error_type: str, virtual: int = NUM_VIRTUAL_TOKENS
+) -> torch.Tensor:
+    """Token ids of the classifier prompt, shape (1, length), for a soft prompt of `virtual`
+    tokens; raises PromptTooLongError."""
     text = classifier_prompt(example, language_model.tokenizer, error_type).text
     ids = language_model.tokenizer(text, add_special_tokens=False, return_tensors="pt").input_ids
-    if ids.shape[1] + NUM_VIRTUAL_TOKENS > language_model.context_length:
-        raise PromptTooLongError(ids.shape[1] + NUM_VIRTUAL_TOKENS, language_model.context_length)
+    if ids.shape[1] + virtual > language_model.context_length:
+        raise PromptTooLongError(ids.shape[1] + virtual, language_model.context_length, virtual)
     return ids.to(language_model.device)
 
 
@@ -141,11 +144,12 @@ class SoftPromptClassifier:
             else:
                 peft_model.load_adapter(directory, adapter_name=error_type)
         self.peft_model = peft_model.eval()
+        self.virtual_tokens = {name: config.num_virtual_tokens for name, config in peft_model.peft_config.items()}
         self._lock = threading.Lock()  # the active adapter is state shared by all callers
 
     def p_error(self, example: Example, error_type: str) -> float:
         """P("No"): the probability that `example` has an error of type `error_type`."""
-        ids = input_ids(self.language_model, example, error_type)
+        ids = input_ids(self.language_model, example, error_type, self.virtual_tokens[error_type])
         with self._lock, torch.no_grad():
             self.peft_model.set_adapter(error_type)
             logits = label_logits(self.peft_model, ids, self.label_ids)

@@ -76,7 +76,7 @@ def encoded(language_model, examples: Sequence[Example], log) -> list[tuple[torc
         except PromptTooLongError as error:
             log(f"{example.id}: left out of training: {error}")
             continue
-        items.append((ids, positions, torch.tensor([target(example, t) for t in ERROR_TYPES])))
+        items.append((ids, positions, torch.tensor([target(example, t) for t in ERROR_TYPES], device=ids.device)))
     return items
 
 
