@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from explorer import detectors
 from explorer.data.example import Example
 from explorer.data.labels import is_error_free
 from explorer.generation.npov import GENERATOR, STYLE, NpovGenerator
@@ -44,7 +45,6 @@ from explorer.training import TrainingInputError, TrainingRequest, checkpoints
 from explorer.training.data import save_peft, torch_training, training_record
 
 LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
-VERDICT_DETECTOR = "stacked"
 
 
 @dataclass(frozen=True)
@@ -169,9 +169,7 @@ def train(
         log(f"resumed at step {state['step']}")
     detector = None
     if settings.dev_answers and dev_claims:
-        from explorer import detectors
-
-        detector = detectors.create(VERDICT_DETECTOR)
+        detector = detectors.create(detectors.VERDICT_DETECTOR)
 
     def evaluate(step: int) -> None:
         loss = dev_loss(model, dev)
@@ -225,7 +223,7 @@ def train(
         dev=[{"step": s, "dev_loss": loss, "detector_faithful": f} for s, loss, f in state["dev"]],
         dev_responses=len(dev),
         dev_answers=min(settings.dev_answers, len(dev_claims)) if detector else 0,
-        verdict_detector=VERDICT_DETECTOR if detector else None,
+        verdict_detector=detectors.VERDICT_DETECTOR if detector else None,
         lora={"r": settings.rank, "alpha": 2 * settings.rank, "dropout": 0.05, "targets": LORA_TARGETS},
         **torch_training(settings, state["losses"], state["best"][0]),
     )
