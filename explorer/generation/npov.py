@@ -30,7 +30,7 @@ from explorer.data.example import Example
 from explorer.generation.base import DEFAULT_SETTINGS, GenerationSettings, Generator
 from explorer.models.language_model import LanguageModel
 from explorer.models.trained import ADAPTER_FILE, TrainedNotFoundError, find_trained
-from explorer.text.prompts import npov_prompt
+from explorer.text.prompts import npov_prompt, turn_token_ids
 
 # The weights folder and, under it, the style the adapter writes in (its subfolder): NPOV responses
 GENERATOR, STYLE = "generator", "npov"
@@ -141,6 +141,7 @@ class NpovGenerator(Generator):
                 stopping_criteria=StoppingCriteriaList([Cancel()]),
                 streamer=Stream(tokenizer, skip_prompt=True, skip_special_tokens=True) if on_text else None,
                 pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
+                eos_token_id=turn_token_ids(tokenizer),
                 **options,
             )
         return tokenizer.decode(output[0, ids.shape[1] :], skip_special_tokens=True).strip()

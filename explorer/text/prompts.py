@@ -73,6 +73,32 @@ def user_turn(text: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": text}]
 
 
+def end_of_turn_id(tokenizer) -> int:
+    """The token that closes an assistant's turn in the tokenizer's chat template (its end of
+    sequence without one). Read off the template rather than `eos_token`: converters disagree on
+    a GGUF file's end token (transformers 5.17 and 5.23 gave SmolLM2 different ones), and a
+    generator trained to end on the wrong one writes the next turn."""
+    if getattr(tokenizer, "chat_template", None):
+        marker = "\u2063answer\u2063"
+        text = tokenizer.apply_chat_template(
+            [*user_turn("question"), {"role": "assistant", "content": marker}], tokenize=False
+        )
+        after = text[text.rfind(marker) + len(marker) :]
+        ids = tokenizer(after, add_special_tokens=False).input_ids if after.strip() else []
+        if ids and ids[0] in turn_token_ids(tokenizer):
+            return ids[0]
+    return tokenizer.eos_token_id
+
+
+def turn_token_ids(tokenizer) -> list[int]:
+    """The end-of-sequence token and every special token the chat template uses (a turn's start
+    or end): an answer never holds one, so generation stops at any of them."""
+    template = getattr(tokenizer, "chat_template", None) or ""
+    ids = {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
+    ids |= {i for token, i in tokenizer.added_tokens_encoder.items() if token in template}
+    return sorted(ids)
+
+
 def wrap_in_chat(tokenizer, content: Prompt) -> Prompt:
     """`content` as the user turn of the tokenizer's chat template, ready for the answer.
 

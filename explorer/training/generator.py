@@ -41,6 +41,7 @@ from explorer.data.example import Example
 from explorer.data.labels import is_error_free
 from explorer.generation.npov import GENERATOR, STYLE, NpovGenerator
 from explorer.models.language_model import LanguageModel, ModelNotFoundError, load_language_model
+from explorer.text.prompts import end_of_turn_id
 from explorer.training import TrainingInputError, TrainingRequest, checkpoints
 from explorer.training.data import save_peft, torch_training, training_record
 
@@ -79,7 +80,7 @@ def sequence(language_model: LanguageModel, example: Example):
     prompt = NpovGenerator(language_model).prompt_ids(example)
     tokenizer = language_model.tokenizer
     response = tokenizer(example.response, add_special_tokens=False, return_tensors="pt").input_ids
-    response = torch.cat([response, torch.tensor([[tokenizer.eos_token_id]])], dim=1).to(prompt.device)
+    response = torch.cat([response, torch.tensor([[end_of_turn_id(tokenizer)]])], dim=1).to(prompt.device)
     if prompt.shape[1] + response.shape[1] > language_model.context_length:
         raise TrainingInputError(
             f"{example.id}: the prompt ({prompt.shape[1]} tokens) and the response ({response.shape[1]}) are "

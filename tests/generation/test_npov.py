@@ -6,7 +6,7 @@ from explorer.cli import main
 from explorer.data.example import Labels, Perspective
 from explorer.generation.npov import ContextTooLongError, GenerationSettings, NpovGenerator
 from explorer.models.language_model import load_language_model
-from explorer.text.prompts import NPOV_INSTRUCTION, npov_prompt
+from explorer.text.prompts import NPOV_INSTRUCTION, end_of_turn_id, npov_prompt, turn_token_ids
 from tests.helpers import jsonl, make_example
 
 UNIFORMS = make_example(
@@ -52,6 +52,21 @@ def test_prompt_ends_at_the_assistant_turn(generator):
     text = npov_prompt(UNIFORMS, generator.language_model.tokenizer).text
     assert text.endswith("<|im_start|>assistant\n")
     assert "{con: {They limit self-expression.}}" in text
+
+
+@pytest.mark.slow
+def test_an_answer_ends_at_the_templates_turn_tokens(generator):
+    # A generator trained to end on a token the template does not close turns with (a GGUF
+    # converter's idea of end of sequence) wrote the next user turn; generation stops at either.
+    tokenizer = generator.language_model.tokenizer
+    ids = tokenizer.convert_tokens_to_ids(["<|im_start|>", "<|im_end|>"])
+    assert end_of_turn_id(tokenizer) == ids[1]
+    assert set(ids) <= set(turn_token_ids(tokenizer))
+    assert end_of_turn_id(PlainTokenizerWithEnd()) == PlainTokenizerWithEnd.eos_token_id
+
+
+class PlainTokenizerWithEnd(PlainTokenizer):
+    eos_token_id = 7
 
 
 @pytest.mark.slow
