@@ -27,13 +27,15 @@ PEFT, about 2 MB); `training.json` beside the weights says on what and how.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import torch
 
+# torch is imported in the functions that run the model: building the detector (its identity,
+# all a page of cached results needs) must not wait seconds for it.
 from explorer.data.example import Example
 from explorer.data.labels import SPAN_TASK
 from explorer.detectors.base import (
@@ -158,6 +160,8 @@ def token_probabilities(model, tokenizer, batch: Sequence[Window]) -> list[np.nd
         [{"input_ids": list(w.input_ids), "token_type_ids": list(w.token_type_ids)} for w in batch],
         return_tensors="pt",
     )
+    import torch
+
     logits = model(**features).logits
     probabilities = torch.softmax(logits.double(), dim=-1)[..., 1].detach().numpy()
     return [probabilities[i, : len(w.input_ids)] for i, w in enumerate(batch)]
@@ -218,23 +222,33 @@ class TaggerDetector(Detector):
     remembered = 256
 
     def __init__(self, *, encoder_path: str | Path | None = None, batch_size: int = 8, threads: int | None = 1):
-        from peft import PeftModel
-
         from explorer.detectors import weights
 
-        path = Path(encoder_path) if encoder_path else default_model_path()
-        self.identity = encoder_identity(path)
+        self._path = Path(encoder_path) if encoder_path else default_model_path()
+        self.identity = encoder_identity(self._path)
         try:
-            adapter = weights(self.name).find(self.identity, TASK)
+            self._adapter = weights(self.name).find(self.identity, TASK)
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
-        self.digest = folder_digest(adapter)
-        self.tokenizer, base = load_token_classifier(path)
-        self.limit = int(base.config.max_position_embeddings)
-        self.model = PeftModel.from_pretrained(base, adapter).eval()
+        self.digest = folder_digest(self._adapter)
         self.batch_size = batch_size
         self.threads = threads  # one thread: two busy-waiting threads were slower on shared 2-core machines
         self._recent = RecentResults(self.remembered)
+        self._loaded = None
+        self._load_lock = threading.Lock()
+
+    def _model(self):
+        """The tokenizer, the tagging model and its position limit, loaded at first use: the
+        identity needs none of them, and importing torch and PEFT takes seconds that a page of
+        cached results (the shipped samples' seeds) does not need to wait."""
+        with self._load_lock:
+            if self._loaded is None:
+                from peft import PeftModel
+
+                tokenizer, base = load_token_classifier(self._path)
+                limit = int(base.config.max_position_embeddings)
+                self._loaded = tokenizer, PeftModel.from_pretrained(base, self._adapter).eval(), limit
+            return self._loaded
 
     def config(self) -> dict:
         return {"adapter": self.digest}
@@ -246,12 +260,15 @@ class TaggerDetector(Detector):
         return self._recent.get(example, self._score)
 
     def probabilities(self, example: Example) -> list[tuple[Window, np.ndarray]]:
-        inputs = windows(self.tokenizer, example, self.limit)
+        import torch
+
+        tokenizer, model, limit = self._model()
+        inputs = windows(tokenizer, example, limit)
         previous = torch.get_num_threads()
         if self.threads:
             torch.set_num_threads(self.threads)
         try:
-            return scored_windows(self.model, self.tokenizer, inputs, self.batch_size)
+            return scored_windows(model, tokenizer, inputs, self.batch_size)
         finally:
             torch.set_num_threads(previous)
 
@@ -262,6 +279,8 @@ class TaggerDetector(Detector):
 
 def scored_windows(model, tokenizer, inputs: Sequence[Window], batch_size: int) -> list[tuple[Window, np.ndarray]]:
     """Each window with its tokens' P(error), in batches of `batch_size` windows."""
+    import torch
+
     with torch.no_grad():
         scored: list[tuple[Window, np.ndarray]] = []
         for i in range(0, len(inputs), batch_size):

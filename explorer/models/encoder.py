@@ -64,17 +64,15 @@ class SentenceEncoder:
         cache_size: int = 20_000,
         threads: int | None = 1,
     ):
-        offline_hub()
-        from sentence_transformers import SentenceTransformer
-
         self.model_path = Path(model_path) if model_path else default_model_path()
         if not self.model_path.is_dir():
             raise FileNotFoundError(f"sentence embedding model folder not found: {self.model_path}")
-        with loading_model(self.model_path):  # e.g. a pickle torch refuses: InvalidModelError
-            self.model = SentenceTransformer(str(self.model_path), device="cpu")
-        self.max_tokens = int(self.model.max_seq_length)
-        self.dimension = int(self.model.get_embedding_dimension())
         self.threads = threads
+        # Named once: results carry it, and the package version behind it took a metadata read
+        # every time a detector's info was asked for (several times per scored example).
+        self._identity = encoder_identity(self.model_path)
+        self._model = None
+        self._model_lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
         # The app's sessions share one encoder (st.cache_resource); the cache must not race.
@@ -82,9 +80,34 @@ class SentenceEncoder:
         # `fit` counts every span `align` reads, and `prepare` then `align` meet each span twice.
         self._token_counts = functools.lru_cache(maxsize=cache_size)(self._count_tokens)
 
+    @property
+    def model(self):
+        """The sentence-transformers model, loaded at first use: importing torch and
+        sentence-transformers takes seconds, and a page whose results are all cached (the
+        shipped samples' seeds) needs only the encoder's identity."""
+        with self._model_lock:
+            if self._model is None:
+                self._model = self._load()
+            return self._model
+
+    def _load(self):
+        offline_hub()
+        from sentence_transformers import SentenceTransformer
+
+        with loading_model(self.model_path):  # e.g. a pickle torch refuses: InvalidModelError
+            return SentenceTransformer(str(self.model_path), device="cpu")
+
+    @property
+    def max_tokens(self) -> int:
+        return int(self.model.max_seq_length)
+
+    @property
+    def dimension(self) -> int:
+        return int(self.model.get_embedding_dimension())
+
     def identity(self) -> str:
         """A stable name of the weights, e.g. for the result cache key (`encoder_identity`)."""
-        return encoder_identity(self.model_path)
+        return self._identity
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors, shape `(len(texts), dimension)`, float32."""

@@ -33,9 +33,12 @@ class MatcherEncoder(SentenceEncoder):
                 f"no matcher adapter in {self.adapter_dir} (train one: explorer train --detector semantic_tuned)"
             )
         super().__init__(**options)
-        self.model.load_adapter(str(self.adapter_dir))
-        self.model.eval()
         self.adapter_hash = adapter_sha256(self.adapter_dir)
+
+    def _load(self):
+        model = super()._load()
+        model.load_adapter(str(self.adapter_dir))
+        return model.eval()
 
     def identity(self) -> str:
         return f"{super().identity()} + matcher LoRA {self.adapter_hash[:16]}"

@@ -30,7 +30,10 @@ DATASET_PAGE = "pages/dataset.py"
 DATASET_PARAM, EXAMPLE_PARAM, SHARED_PARAM = "dataset", "example", "shared"
 
 
-@st.cache_data(show_spinner=False)
+# A resource, not data: Inspect looks the shown example up in the samples on every run, and
+# copying the whole file out of a data cache each time was half of a warm run's work. The
+# examples are frozen; no caller changes the lists.
+@st.cache_resource(show_spinner=False)
 def _read_sample(name: str, modified: float) -> LoadResult:
     return parse_jsonl(SAMPLE_DIR / name)
 

