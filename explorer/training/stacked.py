@@ -175,9 +175,11 @@ class StackedTrainer:
     description = "a logistic regression per error type over its components' example scores"
     settings = None
     no_step_options = "a logistic regression; its regularization and features are chosen on dev"
-    model_help = "none: it reads its components' shipped models"
+    model_help = "none: it reads its components as `explorer score` makes them, your trained weights before the shipped"
 
     def train(self, request: TrainingRequest) -> tuple[LogisticHead, dict[str, Any]]:
+        if request.model:
+            raise TrainingInputError(f"--model does not apply to the stacked detector ({self.model_help})")
         try:
             components = create_components()
         except DetectorError as error:
