@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer import detectors  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
+from explorer.evaluation.verdict import answer_check  # noqa: E402
 from explorer.generation.backends import Backend, load_generator  # noqa: E402
-from explorer.training.generator import VERDICT_DETECTOR, answer, detector_faithful, one_per_claim  # noqa: E402
+from explorer.training.generator import answer, one_per_claim  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     examples = [e for e in parse_jsonl(args.data).examples if args.split is None or e.split == args.split]
     generator = load_generator(Backend(adapter=args.adapter))
-    detector = None if args.no_check else detectors.create(VERDICT_DETECTOR)
+    check = None if args.no_check else answer_check()
     print(f"{generator.generated_by}", file=sys.stderr)
     seconds, faithful = [], 0
     with args.out.open("w", encoding="utf-8") as out:
@@ -52,7 +52,7 @@ def main(argv=None) -> int:
             answered = answer(generator, example)
             seconds.append(time.process_time() - cpu_started)
             wall = time.monotonic() - started
-            ok = detector_faithful(answered, detector) if detector else None
+            ok = check(answered) if check else None
             faithful += bool(ok)
             row = {
                 "id": example.id,

@@ -158,6 +158,7 @@ def run_train_generator(args: argparse.Namespace) -> int:
     import torch
 
     from explorer.config import SAMPLE_DIR
+    from explorer.evaluation.verdict import answer_check
     from explorer.generation.npov import GENERATOR, STYLE
     from explorer.models.trained import user_trained_dir
     from explorer.training import TrainingInputError, TrainingRequest
@@ -184,6 +185,7 @@ def run_train_generator(args: argparse.Namespace) -> int:
         seed=args.seed,
         steps=step_options(args),
         log=lambda line: print(line, file=sys.stderr, flush=True),
+        check_answer=answer_check(),
     )
     trainer = GeneratorTrainer()
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import sys
 from pathlib import Path
 
@@ -135,6 +136,8 @@ def run_train(args: argparse.Namespace) -> int:
     import torch  # the training stack loads only for this command
 
     from explorer.data.labels import ERROR_TYPES
+    from explorer.scoring.cache import ResultCache
+    from explorer.scoring.runner import all_results
     from explorer.training import TrainingInputError, TrainingRequest
     from explorer.training.data import target, training_examples
 
@@ -166,6 +169,7 @@ def run_train(args: argparse.Namespace) -> int:
         steps=given,
         log=lambda line: print(line, file=sys.stderr, flush=True),
         work=args.work,
+        score_examples=functools.partial(all_results, cache=ResultCache()),
     )
     try:
         model, record = trainer.train(request)

@@ -17,9 +17,10 @@ uses (the arguments for a sentence, the response for an argument): ROUGE-1's not
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from explorer import detectors
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import DetectorResult
@@ -169,3 +170,24 @@ def thresholds(results: Mapping[str, DetectorResult], calibrations: Calibrations
         name: {error_type: calibrations.get(result, error_type) for error_type in ERROR_TYPES}
         for name, result in results.items()
     }
+
+
+def neither_likely(example: Example, result: DetectorResult, calibrations: Calibrations | None = None) -> bool:
+    """Whether `result` finds neither a likely hallucination nor a likely coverage error in
+    `example`: calibrated P(error) < 0.5 for both (without an informative calibration: not)."""
+    probabilities = [v.probability for v in verdicts(example, result, calibrations).values()]
+    return all(p is not None and p < 0.5 for p in probabilities)
+
+
+def answer_check() -> Callable[[Example], bool]:
+    """Whether the verdict detector (`explorer.detectors.VERDICT_DETECTOR`) finds neither error
+    likely in an answered example (`neither_likely`): the generator's detector-faithful count.
+    The detector loads at the first answer checked."""
+    loaded: list[detectors.Detector] = []
+
+    def check(answered: Example) -> bool:
+        if not loaded:
+            loaded.append(detectors.create(detectors.VERDICT_DETECTOR))
+        return neither_likely(answered, loaded[0].score(answered))
+
+    return check

@@ -8,6 +8,7 @@ A learned detector declares where its weights live once, as the `Weights` of its
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,9 +56,19 @@ class Weights:
 MATCHER = Weights("matcher", tasks=())
 
 
+# A folder name's most characters, well under the 255 bytes file systems allow: the stacked
+# detector's model names its five components (over 300 characters), and a name that long could
+# be neither written nor looked up (a lookup raised instead of missing).
+MAX_FOLDER_NAME = 120
+
+
 def user_trained_dir(detector_name: str, model_identity: str, task: str) -> Path:
-    """Where `explorer train` puts a classifier by default: the cache, per detector (or `generator`) and model."""
+    """Where `explorer train` puts a classifier by default: the cache, per detector (or `generator`) and model.
+    A longer model name is cut and ends in its digest, so two models never share a folder."""
     safe = "".join(c if c.isalnum() or c in "-_.@" else "_" for c in model_identity)
+    if len(safe) > MAX_FOLDER_NAME:
+        digest = hashlib.sha256(model_identity.encode()).hexdigest()[:16]
+        safe = f"{safe[: MAX_FOLDER_NAME - len(digest) - 1]}-{digest}"
     return cache_dir() / detector_name / safe / task
 
 

@@ -112,3 +112,15 @@ def score_examples(
         if on_done is not None:
             on_done(scored)
         yield scored
+
+
+def all_results(
+    examples: Sequence[Example], detectors: Sequence[Detector], cache: ResultCache | None = None
+) -> Iterator[dict[str, DetectorResult]]:
+    """Each example's results by every detector (`score_examples`), for a caller that needs them all
+    (`explorer.training.ScoreExamples`): the first example that fails raises `DetectorError`."""
+    for scored in score_examples(examples, detectors, cache):
+        if scored.errors:
+            problem = "; ".join(f"{name}: {error}" for name, error in scored.errors.items())
+            raise DetectorError(f"example {scored.example.id} could not be scored ({problem})")
+        yield scored.results

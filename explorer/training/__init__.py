@@ -12,16 +12,26 @@ on the dev split, and returns the model with its `training.json` record
 (`explorer.training.data.training_record`); `save` writes both where the detector finds them
 (`explorer.models.trained.Weights`). `explorer train --detector NAME --help` shows the trainer's
 `description`, `model_help` and the defaults of its `settings`.
+
+Training sits below scoring and evaluation, so what a trainer reads from them comes in its
+request, built by the command that runs it (`explorer.cli.train`): the stacked trainer's
+components' results through the result cache (`score_examples`), the generator's dev check of
+its answers by the verdict detector (`check_answer`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from explorer.data.example import Example
+from explorer.detectors.base import Detector, DetectorResult
+
+# Each example's results by the detectors (name -> result), in the examples' order; raises
+# `DetectorError` naming the example that could not be scored.
+ScoreExamples = Callable[[Sequence[Example], Sequence[Detector]], Iterable[Mapping[str, DetectorResult]]]
 
 
 class TrainingInputError(ValueError):
@@ -42,6 +52,8 @@ class TrainingRequest:
     steps: Mapping[str, Any] = field(default_factory=dict)
     log: Callable[[str], None] = print
     work: Path | None = None  # a resumable trainer's checkpoint folder (`--work`): a rerun resumes from it
+    score_examples: ScoreExamples | None = None  # None: the trainer scores what it reads itself, uncached
+    check_answer: Callable[[Example], bool] | None = None  # whether an answer passes; None: answers unchecked
 
 
 class Trainer(Protocol):

@@ -19,7 +19,11 @@ responses, one per claim) is measured and the step with the lowest kept (the las
 dev set). Beside it the record holds the detector-faithful count: greedy answers to
 `dev_answers` dev inputs that the verdict detector (`stacked`, through its calibration) finds
 neither a likely hallucination nor a likely coverage error in (P(error) < 0.5 for both). It does
-not choose: it passed answers that a hand check fails (`docs/generator-eval.md`). The run is
+not choose: it passed answers that a hand check fails (`docs/generator-eval.md`). The check
+reads the verdict detector's calibration, a layer above training, so it comes in
+(`TrainingRequest.check_answer`): `explorer train --task generator` passes it; this module's
+command, below evaluation, records none (`bench/generator_eval.py` checks the kept adapter's
+answers). The run is
 resumable (`explorer.training.checkpoints`); one torch thread by default; progress and an ETA
 are printed.
 """
@@ -116,15 +120,6 @@ def answer(generator: NpovGenerator, example: Example) -> Example:
     return generator.generated_example(example)
 
 
-def detector_faithful(answered: Example, detector) -> bool:
-    """Whether the verdict detector finds neither a likely hallucination nor a likely coverage
-    error (calibrated P(error) < 0.5 for both) in the example's response."""
-    from explorer.evaluation.verdict import verdicts
-
-    probabilities = [v.probability for v in verdicts(answered, detector.score(answered)).values()]
-    return all(p is not None and p < 0.5 for p in probabilities)
-
-
 def new_adapter(language_model: LanguageModel, settings: GeneratorSettings):
     """The PEFT model: LoRA layers put into `language_model.model` itself, so the language model
     (and an `NpovGenerator` on it) writes with the adapter as it trains."""
@@ -147,9 +142,12 @@ def train(
     settings: GeneratorSettings,
     work: Path,
     *,
+    check_answer: Callable[[Example], bool] | None = None,
     log: Callable[[str], None] = print,
 ) -> tuple[Any, dict[str, Any]]:
-    """Train the generator's adapter; returns the PEFT model (holding the kept step) and its record."""
+    """Train the generator's adapter; returns the PEFT model (holding the kept step) and its record.
+    `check_answer` (whether the verdict detector passes an answer) counts the detector-faithful
+    dev answers; None counts none."""
     import torch
 
     started = time.monotonic()
@@ -168,16 +166,14 @@ def train(
     state = checkpoints.resume(work, model, optimizer, scheduler, state)
     if state["step"]:
         log(f"resumed at step {state['step']}")
-    detector = None
-    if settings.dev_answers and dev_claims:
-        detector = detectors.create(detectors.VERDICT_DETECTOR)
+    checked = check_answer if settings.dev_answers and dev_claims else None
 
     def evaluate(step: int) -> None:
         loss = dev_loss(model, dev)
         faithful = None  # step 0 is the base model: docs/generator-eval.md checks its answers by hand
-        if detector is not None and step:
+        if checked is not None and step:
             generator = NpovGenerator(language_model)
-            checks = [detector_faithful(answer(generator, e), detector) for e in dev_claims[: settings.dev_answers]]
+            checks = [checked(answer(generator, e)) for e in dev_claims[: settings.dev_answers]]
             faithful = sum(checks)
         state["dev"].append((step, loss, faithful))
         shown = "n/a" if loss is None else f"{loss:.4f}"
@@ -223,8 +219,8 @@ def train(
         started=started,
         dev=[{"step": s, "dev_loss": loss, "detector_faithful": f} for s, loss, f in state["dev"]],
         dev_responses=len(dev),
-        dev_answers=min(settings.dev_answers, len(dev_claims)) if detector else 0,
-        verdict_detector=detectors.VERDICT_DETECTOR if detector else None,
+        dev_answers=min(settings.dev_answers, len(dev_claims)) if checked else 0,
+        verdict_detector=detectors.VERDICT_DETECTOR if checked else None,
         lora={"r": settings.rank, "alpha": 2 * settings.rank, "dropout": 0.05, "targets": LORA_TARGETS},
         **torch_training(settings, state["losses"], state["best"][0]),
     )
@@ -252,6 +248,7 @@ class GeneratorTrainer:
                 request.dev_set if request.dev_is_held_out else [],
                 GeneratorSettings(seed=request.seed, **request.steps),
                 Path(work),
+                check_answer=request.check_answer,
                 log=request.log,
             )
 

@@ -338,8 +338,11 @@ class MatcherTrainer:
         folder = Path(tempfile.mkdtemp(prefix="matcher-"))
         try:
             return folder, train(folder, settings, log=request.log)
-        except FileNotFoundError as error:
-            raise TrainingInputError(str(error)) from error
+        except BaseException as error:  # `save` removes the scratch folder; a failed run never reaches it
+            shutil.rmtree(folder, ignore_errors=True)
+            if isinstance(error, FileNotFoundError):
+                raise TrainingInputError(str(error)) from error
+            raise
 
     def save(self, model: Path, record: Mapping[str, Any], out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)

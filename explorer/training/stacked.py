@@ -12,16 +12,17 @@ is the model file's digest).
 `explorer train --detector stacked --task T --data ...` trains one error type through the same code
 (its dev set is then the dev split of every file given).
 
-The components' results go through the result cache, so a second run (another C grid, the
-other error type) costs seconds; the first scores about 2,900 examples with two MiniLM encoders
-(a few minutes on one CPU thread).
+`explorer train` reads the components' results through the result cache (its request's
+`score_examples`), so a second run (another C grid, the other error type) costs seconds; this
+module's command, below the scoring layer, scores them itself (`score_directly`) once for both
+error types: about 2,900 examples with two MiniLM encoders, a few minutes on one CPU thread.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ import numpy as np
 from explorer import detectors
 from explorer.data.example import Example
 from explorer.data.labels import has_error, is_error_free
-from explorer.detectors.base import Detector
+from explorer.detectors.base import Detector, DetectorError, DetectorResult
 from explorer.detectors.ops.logistic_head import LogisticHead
 from explorer.detectors.stacked import (
     COMPONENTS,
@@ -40,7 +41,7 @@ from explorer.detectors.stacked import (
     feature_row,
     p_error,
 )
-from explorer.training import TrainingInputError, TrainingRequest
+from explorer.training import ScoreExamples, TrainingInputError, TrainingRequest
 from explorer.training.data import roc_auc, target, training_record, write_record
 from explorer.training.logistic import REGULARIZATION, UNTUNED_REGULARIZATION
 
@@ -55,16 +56,32 @@ def feature_sets(error_type: str) -> dict[str, tuple[str, ...]]:
     return {**alone, "own": tuple(f for f in FEATURES if f.endswith(error_type)), "all": FEATURES}
 
 
-def feature_matrix(examples: Sequence[Example], components: Mapping[str, Detector], cache=None) -> np.ndarray:
-    """One row of `FEATURES` per example, from its components' results (through `cache`)."""
-    from explorer.scoring.runner import score_examples
+# Examples whose components prepare together in `score_directly`: the sentence encoders' batches
+# fill up while memory stays flat (as `explorer.scoring.runner.CHUNK`).
+CHUNK = 128
 
-    rows = []
-    for scored in score_examples(examples, [components[name] for name in COMPONENTS], cache):
-        if scored.errors:
-            problem = "; ".join(f"{name}: {error}" for name, error in scored.errors.items())
-            raise TrainingInputError(f"example {scored.example.id} could not be scored ({problem})")
-        rows.append(feature_row(scored.results))
+
+def score_directly(examples: Sequence[Example], detectors: Sequence[Detector]) -> Iterator[dict[str, DetectorResult]]:
+    """`ScoreExamples` without a cache: each chunk of examples prepared for, then scored."""
+    for start in range(0, len(examples), CHUNK):
+        chunk = examples[start : start + CHUNK]
+        for detector in detectors:
+            detector.prepare(chunk)
+        for example in chunk:
+            try:
+                yield {detector.name: detector.score(example) for detector in detectors}
+            except DetectorError as error:
+                raise DetectorError(f"example {example.id} could not be scored ({error})") from error
+
+
+def feature_matrix(
+    examples: Sequence[Example], components: Mapping[str, Detector], score: ScoreExamples = score_directly
+) -> np.ndarray:
+    """One row of `FEATURES` per example, from its components' results (through `score`)."""
+    try:
+        rows = [feature_row(results) for results in score(examples, [components[name] for name in COMPONENTS])]
+    except DetectorError as error:
+        raise TrainingInputError(str(error)) from error
     return np.vstack(rows) if rows else np.zeros((0, len(FEATURES)))
 
 
@@ -91,7 +108,7 @@ def train(
     components: Mapping[str, Detector],
     *,
     dev_is_held_out: bool = True,
-    cache=None,
+    score: ScoreExamples = score_directly,
     log: Callable[[str], None] = print,
 ) -> tuple[LogisticHead, dict[str, Any]]:
     """Fit `error_type` for each feature set and C on the train examples of `error_type`'s slices
@@ -102,10 +119,10 @@ def train(
     gold = [target(e, error_type) for e in train_set]
     if len(set(gold)) < 2:
         raise TrainingInputError(f"the training data needs examples with and without a {error_type} error")
-    rows = feature_matrix(train_set, components, cache)
+    rows = feature_matrix(train_set, components, score)
     # Dev AUC as `explorer eval` reports it.
     dev_slice = slice_examples(dev_set, error_type)
-    dev_rows = feature_matrix(dev_slice, components, cache)
+    dev_rows = feature_matrix(dev_slice, components, score)
     dev_gold = [target(e, error_type) for e in dev_slice]
     dev_scored = len(set(dev_gold)) == 2
     log(
@@ -158,12 +175,11 @@ class StackedTrainer:
     description = "a logistic regression per error type over its components' example scores"
     settings = None
     no_step_options = "a logistic regression; its regularization and features are chosen on dev"
-    model_help = "none: it reads its components' shipped models"
+    model_help = "none: it reads its components as `explorer score` makes them, your trained weights before the shipped"
 
     def train(self, request: TrainingRequest) -> tuple[LogisticHead, dict[str, Any]]:
-        from explorer.detectors.base import DetectorError
-        from explorer.scoring.cache import ResultCache
-
+        if request.model:
+            raise TrainingInputError(f"--model does not apply to the stacked detector ({self.model_help})")
         try:
             components = create_components()
         except DetectorError as error:
@@ -174,7 +190,7 @@ class StackedTrainer:
             request.dev_set,
             components,
             dev_is_held_out=request.dev_is_held_out,
-            cache=ResultCache(),
+            score=request.score_examples or score_directly,
             log=request.log,
         )
 
@@ -182,8 +198,21 @@ class StackedTrainer:
         save(model, record, out)
 
 
+def scored_once(score: ScoreExamples) -> ScoreExamples:
+    """`score` that keeps each example's results (by content), so the second error type's fit reads
+    them back instead of scoring the shared examples again."""
+    kept: dict[str, Mapping[str, DetectorResult]] = {}
+
+    def score_once(examples: Sequence[Example], detectors: Sequence[Detector]) -> list[Mapping[str, DetectorResult]]:
+        keys = [e.content_hash() for e in examples]
+        missing = {key: e for key, e in zip(keys, examples) if key not in kept}
+        kept.update(zip(missing, score(list(missing.values()), detectors)))
+        return [kept[key] for key in keys]
+
+    return score_once
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    from explorer.scoring.cache import ResultCache
     from explorer.training.data import foreign_training
 
     given = foreign_training(
@@ -191,10 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         detectors.weights("stacked").shipped,
         argv,
     )
-    components, cache = create_components(), ResultCache()
+    components, score = create_components(), scored_once(score_directly)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     for error_type in given.error_types:
-        model, record = train(error_type, given.train_set, given.dev_set, components, cache=cache, log=log)
+        model, record = train(error_type, given.train_set, given.dev_set, components, score=score, log=log)
         given.stamp(record, "explorer.training.stacked")
         save(model, record, given.out / error_type)
         kept = f"kept {record['kept_features']} features, C={record['kept_C']}"

@@ -154,6 +154,8 @@ def train(
     positives = sum(t == 1 for _, tags in items for t in tags)
     tagged = sum(t != IGNORED for _, tags in items for t in tags)
     log(f"{len(train_set)} examples, {len(items)} windows, {tagged} tagged tokens ({positives} errors)")
+    if not 0 < positives < tagged:  # an empty set crashed mid-step; a set of one tag teaches nothing
+        raise TrainingInputError("the training data needs tokens tagged both as errors and as not")
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 50) * max(0.05, 1 - step / settings.steps)

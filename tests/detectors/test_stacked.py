@@ -10,6 +10,7 @@ from explorer import detectors
 from explorer.config import SAMPLE_DIR
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
+from explorer.detectors.base import DetectorError
 from explorer.detectors.ops.logistic_head import MODEL_FILE, LogisticHead
 from explorer.detectors.semantic import assessment_of
 from explorer.detectors.stacked import (
@@ -23,10 +24,12 @@ from explorer.detectors.stacked import (
     p_error,
 )
 from explorer.models.trained import TRAINING_FILE
+from explorer.scoring.runner import all_results
 from explorer.training import TrainingRequest
 from explorer.training import data as training_data
 from explorer.training import stacked as training
 from tests.helpers import make_example, recorded_train_set
+from tests.scripted import ScriptedDetector, scripted
 
 SHIPPED = detectors.weights("stacked").shipped
 
@@ -97,6 +100,23 @@ def _a_few_of_each(examples, count):
     for example in examples:
         kinds.setdefault((example.labels.hallucination, example.labels.coverage_error), []).append(example)
     return [e for key in sorted(kinds) for e in kinds[key][:count]]
+
+
+def test_its_command_scores_each_example_once_and_a_failure_names_the_example():
+    scored = make_example("A.", ("pro", ["A."]), example_id="a", extra=scripted(scripted=(0.1, 0.2)))
+    unscored = make_example("B.", ("pro", ["B."]), example_id="b")
+    asked = []
+
+    def score(examples, chosen):
+        asked.append([e.id for e in examples])
+        return training.score_directly(examples, chosen)
+
+    once = training.scored_once(score)
+    assert once([scored], [ScriptedDetector()]) == once([scored], [ScriptedDetector()])
+    assert asked == [["a"], []]  # the second error type's fit reads the first one's results
+    for results in (training.score_directly, all_results):  # its own command's, and explorer train's
+        with pytest.raises(DetectorError, match="example b could not be scored"):
+            list(results([scored, unscored], [ScriptedDetector()]))
 
 
 @pytest.mark.slow
