@@ -42,6 +42,7 @@ from tests.pages.browser import (
     screenshot,
     serve,
     settle,
+    stop_background_scoring,
 )
 
 pytestmark = pytest.mark.browser
@@ -366,3 +367,4 @@ def test_6_the_auc_tables_count_follows_the_progress_bar(page, tmp_path):
     counted = int(re.search(r"scoring, (\d+) of 40", table.inner_text()).group(1))
     bar = page.get_by_text(re.compile(rf"{re.escape(VERDICT_TITLE)}: \d+ of 40 examples scored"))
     assert 0 <= int(re.search(r": (\d+) of 40", bar.inner_text()).group(1)) - counted < 4
+    stop_background_scoring(page)
