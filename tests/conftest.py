@@ -5,6 +5,26 @@ import pytest
 from explorer.data.example import Example
 from tests.helpers import make_example
 
+try:
+    from _pytest.nodeid import NodeId  # pytest >= 9
+except ImportError:  # pytest 8: pytest-xdist's own group suffix works
+    NodeId = None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Make `--dist loadgroup` keep each `xdist_group` on one worker (tests/helpers.py names the
+    groups). pytest-xdist 3.8 tells the scheduler a test's group by appending "@group" to
+    `item._nodeid`, which pytest 9 no longer reads (the id is `item._id`): every test went to any
+    worker. This appends it where pytest 9 keeps the id, before xdist's own hook runs."""
+    if NodeId is None or not config.getvalue("loadgroup"):
+        return
+    for item in items:
+        marks = item.iter_markers("xdist_group")
+        groups = {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default")) for mark in marks}
+        if groups and "@" not in item.nodeid:
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(groups))}")
+
 
 @pytest.fixture(autouse=True, scope="session")
 def isolated_session_cache(tmp_path_factory):

@@ -20,6 +20,7 @@ from explorer import detectors
 from explorer.config import SAMPLE_DIR
 from explorer.data.samples import load_samples
 from explorer.ui.editor import first_sample
+from tests.helpers import BROWSER_GROUP
 from tests.pages.browser import (
     VIEWPORT,
     add_detector,
@@ -34,7 +35,7 @@ from tests.pages.browser import (
 )
 from tests.pages.test_browser import download_report, opens_offline
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, BROWSER_GROUP]
 
 HALLUCINATION = "school-uniforms-hallucination"
 ROUGE_THRESHOLD = "[class*=st-key-dataset-threshold-][class*=-rouge-hallucination-full_organic]"

@@ -31,6 +31,7 @@ from explorer.data.samples import load_samples
 from explorer.evaluation.calibration import shipped
 from explorer.ui.editor import first_sample
 from explorer.ui.verdict import WHAT_IT_DOES
+from tests.helpers import BROWSER_GROUP
 from tests.pages.browser import (
     ARTIFACTS,
     TIMEOUT_MS,
@@ -45,7 +46,7 @@ from tests.pages.browser import (
     stop_background_scoring,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, BROWSER_GROUP]
 
 VERDICT_TITLE = detectors.spec(detectors.VERDICT_DETECTOR).title
 # ROUGE-1's coverage: its hallucination calibration is near chance on the foreign dev set (no threshold)
