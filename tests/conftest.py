@@ -5,25 +5,28 @@ import pytest
 from explorer.data.example import Example
 from tests.helpers import make_example
 
-try:
-    from _pytest.nodeid import NodeId  # pytest >= 9
-except ImportError:  # pytest 8: pytest-xdist's own group suffix works
-    NodeId = None
 
+def pytest_collection_modifyitems(items):
+    """Each `xdist_group` (tests/helpers.py) in one block at the front of the run, so that under
+    `make test` its tests run on one worker, one after another.
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """Make `--dist loadgroup` keep each `xdist_group` on one worker (tests/helpers.py names the
-    groups). pytest-xdist 3.8 tells the scheduler a test's group by appending "@group" to
-    `item._nodeid`, which pytest 9 no longer reads (the id is `item._id`): every test went to any
-    worker. This appends it where pytest 9 keeps the id, before xdist's own hook runs."""
-    if NodeId is None or not config.getvalue("loadgroup"):
-        return
+    `make test` runs pytest-xdist with `--dist worksteal`: each worker starts on one contiguous
+    half of the collection, and a worker whose half is done takes tests from the end of the
+    other's. The front blocks are the first worker's first tests, done before any could be taken.
+    (`--dist loadgroup` would keep the groups by itself, but it hands every other test out one
+    at a time, alternating between workers, so each module's model fixtures were loaded on both
+    workers, and under pytest 9 it ignores the groups anyway: xdist 3.8 appends the group to
+    `item._nodeid`, which pytest 9 no longer reads.)
+    """
+    blocks: dict[str, list] = {}
+    rest = []
     for item in items:
-        marks = item.iter_markers("xdist_group")
-        groups = {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default")) for mark in marks}
-        if groups and "@" not in item.nodeid:
-            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(groups))}")
+        mark = item.get_closest_marker("xdist_group")
+        if mark is None:
+            rest.append(item)
+        else:
+            blocks.setdefault(str(mark.args[0] if mark.args else mark.kwargs.get("name", "default")), []).append(item)
+    items[:] = [item for block in blocks.values() for item in block] + rest
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -11,9 +11,8 @@ from explorer.data.example import Example, Perspective
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout
 
-# Groups of tests that `make test` (pytest-xdist, `--dist loadgroup`) runs on one worker each
-# (the other tests go to whichever worker is free; see tests/conftest.py for why the groups
-# need help under pytest 9).
+# Groups of tests that `make test` runs on one worker each, one after another (tests/conftest.py
+# puts them at the front of the run).
 # The browser tests: one app server and one Chromium, where each worker started its own and
 # the two servers fought the other tests for the two cores.
 BROWSER_GROUP = pytest.mark.xdist_group("browser")
