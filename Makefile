@@ -28,6 +28,9 @@ app: $(STAMP)
 
 # One worker per core, each on one torch thread: torch's threads busy-wait, and two workers with
 # two threads each on two cores ran the salience tests 4-8x slower than one thread each.
+# worksteal: each worker starts on one half of the tests and then takes from the other's end;
+# tests/conftest.py puts each xdist_group at the front (all browser tests: one app server and
+# one Chromium; the tests that encode the sample with MiniLM: one encoding), so one worker runs it.
 test: $(STAMP) chromium
 	OMP_NUM_THREADS=1 $(PY) -m pytest -n auto --dist worksteal
 

@@ -6,6 +6,29 @@ from explorer.data.example import Example
 from tests.helpers import make_example
 
 
+def pytest_collection_modifyitems(items):
+    """Each `xdist_group` (tests/helpers.py) in one block at the front of the run, so that under
+    `make test` its tests run on one worker, one after another.
+
+    `make test` runs pytest-xdist with `--dist worksteal`: each worker starts on one contiguous
+    half of the collection, and a worker whose half is done takes tests from the end of the
+    other's. The front blocks are the first worker's first tests, done before any could be taken.
+    (`--dist loadgroup` would keep the groups by itself, but it hands every other test out one
+    at a time, alternating between workers, so each module's model fixtures were loaded on both
+    workers, and under pytest 9 it ignores the groups anyway: xdist 3.8 appends the group to
+    `item._nodeid`, which pytest 9 no longer reads.)
+    """
+    blocks: dict[str, list] = {}
+    rest = []
+    for item in items:
+        mark = item.get_closest_marker("xdist_group")
+        if mark is None:
+            rest.append(item)
+        else:
+            blocks.setdefault(str(mark.args[0] if mark.args else mark.kwargs.get("name", "default")), []).append(item)
+    items[:] = [item for block in blocks.values() for item in block] + rest
+
+
 @pytest.fixture(autouse=True, scope="session")
 def isolated_session_cache(tmp_path_factory):
     """No test reads or writes the user's result cache, module-scoped app fixtures included

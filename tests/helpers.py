@@ -5,9 +5,22 @@ import shlex
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from explorer.data.example import Example, Perspective
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout
+
+# Groups of tests that `make test` runs on one worker each, one after another (tests/conftest.py
+# puts them at the front of the run).
+# The browser tests: one app server and one Chromium, where each worker started its own and
+# the two servers fought the other tests for the two cores.
+BROWSER_GROUP = pytest.mark.xdist_group("browser")
+# Tests that encode the sample's train and dev splits with the packaged MiniLM (training the
+# alignment classifier, its ablation, its tests on the sample): on one worker the process's
+# shared encoder keeps the embeddings, so the sample is encoded once. Each ran 10-25 s alone;
+# one after another, the first still does, the others take a second or two.
+SAMPLE_MINILM = pytest.mark.xdist_group("sample-minilm")
 
 
 def make_example(response: str, *perspectives: tuple[str, list[str]], example_id: str = "ex", **fields) -> Example:

@@ -12,7 +12,7 @@ from explorer.cli import main
 from explorer.cli.common import STEP_OPTIONS
 from explorer.models.trained import TrainedNotFoundError
 from tests.faults import explorer
-from tests.helpers import jsonl
+from tests.helpers import SAMPLE_MINILM, jsonl
 
 
 @pytest.fixture
@@ -100,6 +100,7 @@ def test_a_model_path_that_names_no_model_is_a_usage_error(data_file, tmp_path, 
     assert "model not found" in capsys.readouterr().err
 
 
+@SAMPLE_MINILM
 def test_train_writes_an_alignment_classifier_the_detector_then_finds(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["train", "--method", "alignment_classifier", "--task", "coverage"]) == 0

@@ -12,10 +12,12 @@ from explorer.data.samples import SAMPLE_DIR, load_samples
 from explorer.detectors import DetectorError, alignment_classifier
 from explorer.detectors.ops.alignment import align
 from explorer.detectors.ops.logistic_head import MODEL_FILE
-from explorer.models.encoder import SentenceEncoder
+from explorer.models.encoder import shared_encoder
 from explorer.models.trained import TRAINING_FILE
 from explorer.training import data, logistic
-from tests.helpers import make_example
+from tests.helpers import SAMPLE_MINILM, make_example
+
+pytestmark = SAMPLE_MINILM
 
 ARGUMENTS = (
     ("pro", ["Taxes reduce sugar consumption.", "Revenue funds health clinics."]),
@@ -26,7 +28,7 @@ RESPONSE = "Taxes reduce sugar consumption. Astronauts prefer blue paint on rock
 
 @pytest.fixture(scope="module")
 def encoder():
-    return SentenceEncoder()
+    return shared_encoder()  # the process's, whose embeddings the other SAMPLE_MINILM tests reuse
 
 
 def test_features_tell_a_copied_claim_from_an_invented_one(encoder):

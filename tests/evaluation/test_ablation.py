@@ -6,6 +6,7 @@ from explorer.cli import main
 from explorer.config import SAMPLE_DIR
 from explorer.data.jsonl import parse_jsonl
 from explorer.evaluation.ablation import STAGES, stage_sets
+from tests.helpers import SAMPLE_MINILM
 
 TOPICS = {"train": ("Sugar tax",), "dev": ("Compulsory voting",), "test": ("Cashless shops",)}
 
@@ -31,7 +32,8 @@ def test_stages_grow_as_section_5_2_defines_them():
     assert all(e.split != "test" for train, _ in sets.values() for e in train)
 
 
-@pytest.mark.slow  # the alignment classifier's trainer loads MiniLM for each of its 8 trainings: ~25 s
+@SAMPLE_MINILM
+@pytest.mark.slow  # 8 trainings of the alignment classifier on one shared MiniLM: ~8 s
 def test_ablation_command_prints_table_2_on_a_tiny_set(tmp_path, capsys):
     data = tmp_path / "tiny.jsonl"
     data.write_text("".join(json.dumps(e.to_dict()) + "\n" for e in tiny_set()), encoding="utf-8")

@@ -144,6 +144,15 @@ def open_dataset_page(page) -> None:
     settle(page)
 
 
+def stop_background_scoring(page) -> None:
+    """Stop the dataset page's background scoring and wait until it has stopped. A test that
+    leaves a job scoring holds the server's one job worker (and a core) for the tests after it:
+    the 60 fresh examples of one such test kept the server busy for a minute."""
+    for button in page.get_by_role("button", name="Stop", exact=True).all():
+        button.click()
+    page.get_by_role("button", name="Resume", exact=True).first.wait_for()
+
+
 def add_detector(page, title: str) -> None:
     page.locator("[data-testid=stSidebar]").get_by_role("combobox").first.click()
     page.get_by_role("option", name=title, exact=True).click()  # not "... (tuned matcher)"

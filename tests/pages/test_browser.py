@@ -18,6 +18,7 @@ from explorer import detectors
 from explorer.data.samples import load_samples
 from explorer.ui.editor import first_sample
 from tests.bad_inputs.corpus import CASES
+from tests.helpers import BROWSER_GROUP
 from tests.pages.browser import (
     ARTIFACTS,
     TIMEOUT_MS,
@@ -34,7 +35,7 @@ from tests.pages.browser import (
     word_scores,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, BROWSER_GROUP]
 
 HOSTILE = "<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=1;alert('img')\">"
 HOSTILE_LINK = "[click me](javascript:window.__pwned=1)"

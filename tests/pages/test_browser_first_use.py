@@ -20,6 +20,7 @@ from explorer import detectors
 from explorer.config import SAMPLE_DIR
 from explorer.data.samples import load_samples
 from explorer.ui.editor import first_sample
+from tests.helpers import BROWSER_GROUP
 from tests.pages.browser import (
     VIEWPORT,
     add_detector,
@@ -30,10 +31,11 @@ from tests.pages.browser import (
     remove_detector,
     screenshot,
     settle,
+    stop_background_scoring,
 )
 from tests.pages.test_browser import download_report, opens_offline
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, BROWSER_GROUP]
 
 HALLUCINATION = "school-uniforms-hallucination"
 ROUGE_THRESHOLD = "[class*=st-key-dataset-threshold-][class*=-rouge-hallucination-full_organic]"
@@ -167,6 +169,7 @@ def test_3_the_auc_table_says_scoring_while_a_detector_scores(page, tmp_path):
     page.get_by_text(re.compile(rf"{re.escape(VERDICT_TITLE)}: \d+ of 60 examples scored")).wait_for()
     # While it scores, the AUC table says so (it said "no positives" before).
     page.locator("[data-testid=stTable]", has_text=re.compile(r"scoring, \d+ of 60")).wait_for(timeout=30_000)
+    stop_background_scoring(page)
 
 
 def test_4_salience_reads_by_sentences_and_a_click_follows_a_word(page):

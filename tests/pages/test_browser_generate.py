@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers import BROWSER_GROUP
 from tests.pages.browser import screenshot, settle, word_scores
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, BROWSER_GROUP]
 
 TOKENS = 24  # seconds of writing on one CPU thread: long enough to be seen streaming
 

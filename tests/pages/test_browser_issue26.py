@@ -31,6 +31,7 @@ from explorer.data.samples import load_samples
 from explorer.evaluation.calibration import shipped
 from explorer.ui.editor import first_sample
 from explorer.ui.verdict import WHAT_IT_DOES
+from tests.helpers import BROWSER_GROUP
 from tests.pages.browser import (
     ARTIFACTS,
     TIMEOUT_MS,
@@ -42,9 +43,10 @@ from tests.pages.browser import (
     screenshot,
     serve,
     settle,
+    stop_background_scoring,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, BROWSER_GROUP]
 
 VERDICT_TITLE = detectors.spec(detectors.VERDICT_DETECTOR).title
 # ROUGE-1's coverage: its hallucination calibration is near chance on the foreign dev set (no threshold)
@@ -375,3 +377,4 @@ def test_6_the_auc_tables_count_follows_the_progress_bar(page, tmp_path):
     counted = int(re.search(r"scoring, (\d+) of 40", table.inner_text()).group(1))
     bar = page.get_by_text(re.compile(rf"{re.escape(VERDICT_TITLE)}: \d+ of 40 examples scored"))
     assert 0 <= int(re.search(r": (\d+) of 40", bar.inner_text()).group(1)) - counted < 4
+    stop_background_scoring(page)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import pytest
 
 from explorer import detectors
+from tests.helpers import BROWSER_GROUP
 from tests.pages.browser import VIEWPORT, open_dataset_page, remove_detector, screenshot, settle
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, BROWSER_GROUP]
 
 VERDICT_TITLE = detectors.spec(detectors.VERDICT_DETECTOR).title
 

@@ -44,11 +44,12 @@ def test_on_ray_the_output_is_the_local_bytes_bad_lines_and_refusals_are_reporte
     tmp_path, capsys
 ):
     # One Ray run checks it all: each run starts a pool of model-loading workers, which cost
-    # far more than the examples. Every tenth sample backwards (27: 25 of the 26 topics,
-    # organic and paraphrased) still makes several batches for the two workers; a malformed
-    # line, a record missing its query and an example semantic refuses sit among them.
+    # far more than the examples. Every twentieth sample backwards (14 topics, organic and
+    # paraphrased; 15 examples in batches of 2) still makes several batches for each of the two
+    # workers, at half the scoring of every tenth; a malformed line, a record missing its query
+    # and an example semantic refuses sit among them.
     refused = next(case for case in CASES if case.name == "punctuation-run")
-    lines = sample_lines()[::10][::-1]
+    lines = sample_lines()[::20][::-1]
     lines[3:3] = ['{"id": "cut",\n', '{"id": "no-query", "perspectives": [], "response": "R"}\n']
     lines.insert(6, refused.data.decode("utf-8"))
     data = tmp_path / "in.jsonl"
