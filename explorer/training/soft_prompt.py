@@ -40,7 +40,6 @@ import torch
 
 from explorer.data.example import Example
 from explorer.detectors.classifier_prompt import (
-    NUM_VIRTUAL_TOKENS,
     PromptTooLongError,
     input_ids,
     label_logits,
@@ -66,7 +65,7 @@ class TrainingSettings:
     virtual_tokens: int = 20
 
 
-def new_soft_prompt(language_model: LanguageModel, virtual_tokens: int = NUM_VIRTUAL_TOKENS):
+def new_soft_prompt(language_model: LanguageModel, virtual_tokens: int):
     """A PEFT prompt-tuning model whose virtual tokens start as frequent words' embeddings (the
     words of `INIT_TEXT` over and over when there are more virtual tokens than words)."""
     from peft import PromptTuningConfig, PromptTuningInit, TaskType, get_peft_model
@@ -77,8 +76,8 @@ def new_soft_prompt(language_model: LanguageModel, virtual_tokens: int = NUM_VIR
         prompt_tuning_init=PromptTuningInit.RANDOM,
     )
     peft_model = get_peft_model(language_model.model, config)
-    words = language_model.tokenizer.encode(INIT_TEXT, add_special_tokens=False)
-    init_ids = [words[i % len(words)] for i in range(virtual_tokens)]
+    word_ids = language_model.tokenizer.encode(INIT_TEXT, add_special_tokens=False)
+    init_ids = [word_ids[i % len(word_ids)] for i in range(virtual_tokens)]
     embedding = peft_model.prompt_encoder["default"].embedding
     with torch.no_grad():
         words = language_model.model.get_input_embeddings()(torch.tensor(init_ids, device=language_model.device))
