@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import regex
-from nltk.stem import PorterStemmer
-
 from explorer.config import STOPWORDS
 
 _UNSPACED_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}"
@@ -61,11 +59,21 @@ class Segmenter:
 
     def __init__(self, stop_words: frozenset[str] | None = None, stemmer=None):
         self.stop_words = english_stop_words() if stop_words is None else stop_words
-        stem = (stemmer or PorterStemmer()).stem
-        self._stem = lru_cache(maxsize=65536)(stem)
+        self._stemmer = stemmer
+        self._stem = lru_cache(maxsize=65536)(self._stem_word)
         # Detectors and claim splitting segment the same texts again and again (an argument
         # shared by many examples, a sentence and its clauses); words are immutable.
         self._words = lru_cache(maxsize=2048)(self._segment)
+
+    def _stem_word(self, word: str) -> str:
+        # NLTK is imported at the first word stemmed: `import nltk` loads scipy.stats, sklearn
+        # and pandas (2.3 s), which a command that never segments text (`--help`, `validate`)
+        # should not wait for.
+        if self._stemmer is None:
+            from nltk.stem import PorterStemmer
+
+            self._stemmer = PorterStemmer()
+        return self._stemmer.stem(word)
 
     def words(self, text: str) -> tuple[Word, ...]:
         """All words of `text`, stop words included, in order."""

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import entropy, gmean
 
 Span = tuple[int, int]
 
@@ -62,6 +61,8 @@ def _concentration(values: np.ndarray, axis: int) -> np.ndarray:
     Our reading of App. C.1's negative-entropy aggregation: a faithfully copied word draws its
     attribution from few source words (low entropy), an invented one from many.
     """
+    from scipy.stats import entropy  # scipy.stats takes a second to import: only when salience scores
+
     size = values.shape[axis]
     if size < 2:
         return (values.sum(axis=axis) > 0).astype(values.dtype)
@@ -105,6 +106,8 @@ def example_scores(
     words has nothing to cover (error 0); a response without content words has nothing to
     attribute (error 0).
     """
+    from scipy.stats import gmean  # scipy.stats takes a second to import: only when salience scores
+
     rows = np.asarray(row_perspectives)
     per_perspective = {}
     for p in range(perspectives):
