@@ -17,10 +17,12 @@ venv: $(STAMP)
 # weights; its declared dependencies (llm, llama-cpp-python) are not used. uv installs the same
 # packages as pip in about half the time (52 s against 90 s on a fresh clone here); pip is the
 # fallback where uv cannot be installed or fails. uv reads neither pip's configuration nor
-# PIP_FIND_LINKS, so the local wheels' folder is passed on. Byte-compiling at install is kept:
-# without it every test that starts Python processes (Ray's workers, the CLI's subprocesses)
-# compiled the libraries itself, which cost the suite more than it saved.
-UV_LINKS := $(if $(PIP_FIND_LINKS),--find-links $(PIP_FIND_LINKS))
+# PIP_FIND_LINKS, so the folder of local wheels pip is told about is passed on (without it uv
+# would take torch's CUDA build from PyPI). Byte-compiling at install is kept: without it every
+# test that starts Python processes (Ray's workers, the CLI's subprocesses) compiled the
+# libraries itself, which cost the suite more than it saved.
+PIP_LINKS := $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
+UV_LINKS  := $(foreach links,$(PIP_LINKS),--find-links $(links))
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	( $(PY) -m pip install --quiet uv && \
