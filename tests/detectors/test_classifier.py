@@ -94,7 +94,7 @@ def test_a_dropped_argument_raises_the_coverage_score(detector):
 
 @pytest.mark.slow
 def test_scores_match_the_label_logits_computed_by_hand(detector):
-    example = next(e for e in load_samples() if e.id == "congestion-charging-clean")
+    example = labelled("two-sides", CLEAN)  # exact whatever the text: a short one passes the model quickly
     result = detector.score(example)
     ids, positions = classifier.pair_input(detector.language_model, example)
     yes, no = label_token_ids(detector.language_model.tokenizer)

@@ -119,7 +119,9 @@ def manual_p_error(detector, example, error_type) -> float:
 
 @pytest.mark.slow
 def test_scores_are_deterministic_probabilities_matching_a_manual_softmax(detector):
-    example = next(e for e in load_samples() if e.id == "cashless-shops-coverage")
+    # A short example: the manual computation is exact whatever the text, and each of the
+    # example's nine passes through the model costs its length.
+    example = labelled("two-sides", CLEAN, response="Taxes cut sugar intake, but they hurt poor families.")
     result = detector.score(example)
     assert result.to_dict() == detector.score(example).to_dict()
     assert all(0.0 <= v <= 1.0 for v in (result.hallucination, result.coverage, *result.per_perspective.values()))
@@ -148,19 +150,18 @@ def test_an_input_longer_than_the_context_is_an_error_with_token_counts(detector
 
 @pytest.mark.slow
 def test_a_tiny_training_run_lowers_the_loss_and_its_saved_prompt_scores_the_same(language_model, tmp_path):
+    # Two examples, each step on both: every step is a plain gradient step on the same loss.
     examples = [
         labelled("a", CLEAN),
         labelled("b", SYNTHETIC_HALLUCINATION, response="Taxes cut sugar intake and fund new parks."),
-        labelled("c", SYNTHETIC_COVERAGE),
-        labelled("d", SYNTHETIC_HALLUCINATION, response="Poor families pay more, and shops close early."),
     ]
-    settings = soft_prompt.TrainingSettings(steps=4, batch_size=4, learning_rate=5e-2, eval_every=100)
+    settings = soft_prompt.TrainingSettings(steps=4, batch_size=2, learning_rate=5e-2, eval_every=100)
     peft_model, record = soft_prompt.train(
         language_model, "hallucination", examples, examples, settings, dev_is_held_out=False, log=lambda line: None
     )
     losses = [loss for _, loss in record["loss"]]
     assert losses[-1] < losses[0]
-    assert record["kept_step"] == 4 and record["train_positives"] == 2
+    assert record["kept_step"] == 4 and record["train_positives"] == 1
     with torch.no_grad():
         trained = [
             float(
