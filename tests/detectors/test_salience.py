@@ -43,6 +43,12 @@ def tiny_ids(model):
 
 
 @pytest.fixture(scope="module")
+def full_map(model, tiny_ids) -> np.ndarray:
+    """The default attribution over every response token, computed once for the tests that read it."""
+    return token_salience(model, *tiny_ids)
+
+
+@pytest.fixture(scope="module")
 def direct_maps(model, tiny_ids) -> dict[str, np.ndarray]:
     """The definition of each attribution, computed the plain way: one full forward, one backward per
     target logit. Both attributions read the same gradients, so the backward passes run once for all
@@ -86,7 +92,7 @@ def test_log_prob_target_matches_captum(model, tiny_ids):
     np.testing.assert_allclose(ours[: len(prompt_ids)].T, expected.numpy(), atol=1e-4)
 
 
-def test_only_the_kept_targets_are_computed_and_the_scores_are_those_of_all_targets(detector, model):
+def test_only_the_kept_targets_are_computed_and_the_scores_are_those_of_all_targets(detector, model, full_map):
     prompt = prompts.npov_prompt(TINY, model.tokenizer)
     prompt_ids, prompt_spans = token_offsets(model.tokenizer, prompt.text)
     response_ids, response_spans = token_offsets(model.tokenizer, TINY.response)
@@ -95,7 +101,7 @@ def test_only_the_kept_targets_are_computed_and_the_scores_are_those_of_all_targ
     assert 0 < len(kept) < len(response_ids)  # "but", "they", the comma and the period are dropped
     steps = []
     fast = token_salience(model, prompt_ids, response_ids, targets=kept, chunk=4, progress=lambda *a: steps.append(a))
-    full = token_salience(model, prompt_ids, response_ids, chunk=4)
+    full = full_map
     assert steps[-1] == (len(kept), len(kept))  # progress counts the kept targets
     np.testing.assert_array_equal(fast[:, kept], full[:, kept])  # the same forward passes
     assert not np.delete(fast, kept, axis=1).any()
@@ -116,8 +122,8 @@ def test_only_the_kept_targets_are_computed_and_the_scores_are_those_of_all_targ
     )
 
 
-def test_columns_sum_to_one_before_word_merging(model, tiny_ids):
-    normalized = aggregate.normalize_columns(np.square(token_salience(model, *tiny_ids), dtype=np.float64))
+def test_columns_sum_to_one_before_word_merging(full_map):
+    normalized = aggregate.normalize_columns(np.square(full_map, dtype=np.float64))
     np.testing.assert_allclose(normalized.sum(axis=0), 1.0)
 
 
