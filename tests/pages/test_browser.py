@@ -1,8 +1,8 @@
 """The app as users meet it: the real Streamlit server driven in headless Chromium (Playwright).
 
 The browser is Debian's chromium (`make test` installs it): Playwright's own browser download
-needs a CDN these machines may not reach. Each test opens its own browser context, i.e. its own
-Streamlit session. Streamlit renders asynchronously, so every step waits for something concrete
+needs a CDN these machines may not reach. Each test opens its own tab, i.e. its own Streamlit
+session. Streamlit renders asynchronously, so every step waits for something concrete
 on the page, then for the run to end (`settle`), never for a fixed time. Screenshots of each
 page go to `test-artifacts/`.
 """
