@@ -4,6 +4,7 @@
                                 [--checkout PATH]   # whose app; given twice (--checkout ../main-wt --checkout .),
                                                     # before and after in one run, their visits alternated
                                 [--fresh]           # first visits on new servers instead
+                                [--returning]       # new sessions in a browser that has the app's scripts cached
 
 Starts the real app on a free port with its own result cache, opens every page once to fill
 the caches (the dataset page's semantic alignment is scored in the background: that first
@@ -16,6 +17,10 @@ Streamlit session, the server's caches warm) and prints these figures per page:
 - complete: from navigation to the page's main content drawn (Inspect: highlighted words;
   dataset: the ROC chart and the AUC table; lab: the highlights before and after) and the
   script run finished (no "Running" status, no stale element).
+
+With `--returning`, each new session is a new tab of one browser context that has visited the
+app before (Streamlit's scripts in its HTTP cache, as on any visit after a user's first); by
+default each is a new context, with an empty cache: a browser's first visit to the app.
 
 With `--fresh`, each page is instead opened `--repeats` times, each time on a server of its own
 just started with an empty result cache (what a first-time user meets), and one figure is
@@ -54,11 +59,11 @@ PAGES = {
 WAIT_MS = 600_000  # a warm-up visit may score the dataset in the background on shared cores
 
 
-def visit(browser, url: str, page_name: str, viewport: dict) -> tuple[float, float, float]:
+def visit(browser, url: str, page_name: str, viewport: dict, shared=None) -> tuple[float, float, float]:
     """Seconds to first paint, to the verdict (Inspect; NaN elsewhere) and to complete, in a new
     browser context (a new session)."""
     title, content = PAGES[page_name]
-    context = browser.new_context(viewport=viewport)
+    context = shared or browser.new_context(viewport=viewport)
     context.set_default_timeout(WAIT_MS)
     tab = context.new_page()
     started = time.perf_counter()
@@ -75,7 +80,7 @@ def visit(browser, url: str, page_name: str, viewport: dict) -> tuple[float, flo
         tab.wait_for_function("() => !document.querySelector('[data-testid=stProgress]')")
     settle(tab)
     complete = time.perf_counter() - started
-    context.close()
+    (tab if shared else context).close()
     return first_paint, verdict, complete
 
 
@@ -147,6 +152,9 @@ def main(argv=None) -> int:
         "server and their visits alternate, so that before and after meet the same load",
     )
     parser.add_argument("--fresh", action="store_true", help="first visits, each on a new server (Inspect, dataset)")
+    parser.add_argument(
+        "--returning", action="store_true", help="each session a new tab of one browser context (its cache warm)"
+    )
     args = parser.parse_args(argv)
     pages = [p.strip() for p in args.pages.split(",") if p.strip()]
     checkouts = [path.resolve() for path in args.checkout or [ROOT]]
@@ -163,19 +171,21 @@ def main(argv=None) -> int:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
             urls[checkout] = stack.enter_context(serve(folder, checkout))
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        shared = browser.new_context(viewport=viewport) if args.returning else None
         for checkout, url in urls.items():
             for page_name in pages:
-                warm = visit(browser, url, page_name, viewport)
+                warm = visit(browser, url, page_name, viewport, shared)
                 print(f"{checkout} {page_name}: warm-up visit {warm[2]:.1f} s (fills the caches)")
         runs: dict[tuple[Path, str], list] = {(checkout, page): [] for checkout in checkouts for page in pages}
         for page_name in pages:
             for _ in range(args.repeats):
                 for checkout, url in urls.items():  # alternated, so that a burst of load hits each alike
-                    runs[checkout, page_name].append(visit(browser, url, page_name, viewport))
+                    runs[checkout, page_name].append(visit(browser, url, page_name, viewport, shared))
         browser.close()
     print(
         f"\n{'page':<10}{'first paint (s)':>22}{'verdict (s)':>22}{'complete (s)':>22}"
-        f"   ({args.repeats} new sessions each, caches warm; median [min-max])"
+        f"   ({args.repeats} new sessions each, caches warm{', browser cache too' if args.returning else ''}; "
+        "median [min-max])"
     )
     for checkout in checkouts:
         if len(checkouts) > 1:
