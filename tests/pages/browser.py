@@ -121,10 +121,14 @@ def word_scores(page) -> list[float]:
 
 
 def choose_sample(page, example_id: str) -> None:
-    picker = page.locator(".st-key-inspect-sample")
-    picker.click()
-    page.keyboard.type(example_id)
-    page.get_by_role("option", name=re.compile(re.escape(example_id))).first.click()
+    """Pick a shipped sample in Inspect's picker and wait until the page shows it (its id in the URL)."""
+    settle(page)
+    # Typed into the picker's own input, not wherever the focus is: one run showed an edited
+    # example (its URL `?shared=`) after a click on the picker and typing.
+    page.locator(".st-key-inspect-sample input").press_sequentially(example_id)
+    page.get_by_role("option", name=re.compile(rf"{re.escape(example_id)}(?![\w-])")).first.click()
+    page.wait_for_url(re.compile(rf"[?&]example={re.escape(example_id)}(&|$)"))
+    settle(page)
 
 
 def paste_record(page, record: dict) -> None:
