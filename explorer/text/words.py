@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import regex
+
 from explorer.config import STOPWORDS
 
 _UNSPACED_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}"

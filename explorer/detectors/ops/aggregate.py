@@ -42,9 +42,7 @@ def token_groups(token_spans: Sequence[Span], word_spans: Sequence[Span]) -> lis
         first = np.searchsorted(ends, [start for start, _ in word_spans], side="right")
         last = np.searchsorted(starts, [end for _, end in word_spans], side="left")
         return [sorted(indices[a:b].tolist()) for a, b in zip(first, last)]
-    return [
-        sorted(indices[(starts < word_end) & (word_start < ends)].tolist()) for word_start, word_end in word_spans
-    ]
+    return [sorted(indices[(starts < word_end) & (word_start < ends)].tolist()) for word_start, word_end in word_spans]
 
 
 def merge_to_words(token_map: np.ndarray, row_groups: Sequence[Sequence[int]], column_groups: Sequence[Sequence[int]]):
