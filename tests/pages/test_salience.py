@@ -7,10 +7,12 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer.data import share_links
 from explorer.data.samples import load_samples
 from explorer.ui import state
 from explorer.ui.editor import first_sample
-from tests.helpers import ROOT
+from explorer.ui.links import SHARED_PARAM
+from tests.helpers import ROOT, make_example
 
 APP = str(ROOT / "app.py")
 KEY = f"{state.WORD_MAP}.{state.INSPECT_PREFIX}.salience"
@@ -67,8 +69,23 @@ def test_the_salience_attribution_picker_shows_only_with_salience_and_defaults_t
     assert at.selectbox(key="sidebar.salience_attribution").value == "grad_x_input"
 
 
+SHORT = make_example(
+    "Taxes cut consumption. Critics say they hurt poor families.",
+    ("pro", ["Taxes cut consumption."]),
+    ("con", ["Taxes hurt poor families."]),
+    query="Tax soda?",
+)
+
+
 @pytest.mark.slow
-def test_another_salience_attribution_from_the_sidebar_computes_its_own_result(app):
+def test_another_salience_attribution_from_the_sidebar_computes_its_own_result():
+    # A short example from a shared link: argument ablation passes the whole text through the
+    # model once per argument, 16 s for the first sample on one thread, a second for this one.
+    app = AppTest.from_file(APP, default_timeout=120)
+    app.session_state[state.DETECTORS] = ["rouge", "salience"]
+    app.session_state[state.INSPECT_TAB] = "Salience"
+    app.query_params[SHARED_PARAM] = share_links.encode(SHORT)
+    app.run()
     app.selectbox(key="sidebar.salience_attribution").set_value("argument_ablation").run()
     [attribution] = state.sidebar_options("salience")
     assert app.session_state[state.option_key("salience", attribution)] == "argument_ablation"
@@ -76,13 +93,13 @@ def test_another_salience_attribution_from_the_sidebar_computes_its_own_result(a
     def matrix_shown() -> bool:  # the argument x sentence matrix, which only the perturbation attributions draw
         return any("loses when one argument" in chart.proto.spec for chart in app.get("plotly_chart"))
 
-    # The shipped results are the paper's attribution: this one computes in the background, and its
-    # tab stays there and open meanwhile, saying so (no click brings the user back to it).
+    # It computes in the background, and its tab stays there and open meanwhile, saying so (no
+    # click brings the user back to it).
     assert "Salience" in [tab.label for tab in app.tabs]
     assert any("Salience is computing in the background" in caption.value for caption in app.caption)
-    for _ in range(150):
+    for _ in range(300):
         if matrix_shown():
             break
-        time.sleep(2)
+        time.sleep(0.5)
         app.run()
     assert not app.exception and matrix_shown()
