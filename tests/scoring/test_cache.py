@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from explorer.cli import main
 from explorer.detectors.base import DetectorResult
 from explorer.detectors.rouge import RougeDetector
 from explorer.scoring.cache import ResultCache, result_key, write_seed_bundle
@@ -186,16 +187,15 @@ def test_an_unwritable_cache_folder_scores_without_caching_and_says_so_once(tmp_
     assert f"cannot write to the result cache in {folder / 'results'}" in warning and "not cached" in warning
 
 
-def test_score_with_a_read_only_home_writes_every_record(tmp_path, record):
+def test_score_with_a_read_only_home_writes_every_record(tmp_path, record, monkeypatch, capsys):
     data = tmp_path / "in.jsonl"
     data.write_text(json.dumps(record) + "\n", encoding="utf-8")
     out = tmp_path / "scores.jsonl"
-    environment = {"HOME": str(unwritable_folder(tmp_path)), "EXPLORER_CACHE_DIR": ""}  # the default cache
-    run = explorer("score", str(data), "--detectors", "semantic", "--out", str(out), "--quiet", env=environment)
-    _, stderr = run.communicate(timeout=300)
-    assert run.returncode == 0, stderr
+    monkeypatch.setenv("HOME", str(unwritable_folder(tmp_path)))
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", "")  # the default cache, under the home folder
+    assert main(["score", str(data), "--detectors", "semantic", "--out", str(out), "--quiet"]) == 0
     assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == ["r1"]
-    assert stderr.count("explorer: warning: cannot write to the result cache") == 1
+    assert capsys.readouterr().err.count("explorer: warning: cannot write to the result cache") == 1
 
 
 def test_a_full_cache_leaves_no_temporary_file(tmp_path, record):
