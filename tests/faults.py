@@ -50,6 +50,10 @@ def explorer(
             resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
 
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", **options.pop("env", {})}
+    if file_size_limit is not None:
+        # Its own bytecode too would be cut at the limit, and a cut .pyc left in the libraries
+        # breaks every later import of that module ("marshal data too short").
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
     return subprocess.Popen(
         [sys.executable, "-m", "explorer", *arguments],
         stdout=subprocess.PIPE,

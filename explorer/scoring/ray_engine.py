@@ -239,8 +239,9 @@ def connect(ray: ModuleType, settings: Settings) -> bool:
     options: dict[str, Any] = {
         "logging_level": logging.ERROR,
         "log_to_driver": not settings.quiet,
-        # The driver's code runs on every worker, so all of them score with the same version.
-        "runtime_env": {"py_modules": [str(Path(explorer.__file__).parent)]},
+        # The driver's code runs on every worker, so all of them score with the same version. Its
+        # bytecode stays behind: it is the driver's Python's, which a cluster's workers may not run.
+        "runtime_env": {"py_modules": [str(Path(explorer.__file__).parent)], "excludes": ["__pycache__", "*.pyc"]},
     }
     if settings.address is None:
         # "local": a new Ray of its own, even when `ray start` runs one on this machine.
