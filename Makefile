@@ -17,9 +17,9 @@ venv: $(STAMP)
 # weights; its declared dependencies (llm, llama-cpp-python) are not used. uv installs the same
 # packages as pip in a fraction of the time; pip is the fallback where uv cannot be installed or
 # fails. uv reads neither pip's configuration nor PIP_FIND_LINKS, so the folder of local wheels
-# pip is told about is passed on (without it uv would take torch's CUDA build from PyPI). Nothing
-# is byte-compiled at install (27 of uv's 29 s from its cache went to compiling every library):
-# a module is compiled when first imported, and its .pyc written then (see PYC below).
+# pip is told about is passed on (without it uv would take torch's CUDA build from PyPI). uv
+# byte-compiles nothing (27 of its 29 s from its cache went to compiling every library): a
+# module is compiled when first imported, and its .pyc written then (see PYC below).
 PIP_LINKS := $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
 UV_LINKS  := $(foreach links,$(PIP_LINKS),--find-links $(links))
 $(STAMP): pyproject.toml
