@@ -269,7 +269,7 @@ _SPECS = (
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
         "alignment classifier's and the token tagger's example scores, fitted on the half of Perspectrum train and of "
         "the team-written corpus the tagger never saw, C and features chosen on the foreign NPOV dev set "
-        "(python -m explorer.training.stacked). The verdict's detector.",
+        "(python -m explorer.cli.stacked). The verdict's detector.",
     ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}

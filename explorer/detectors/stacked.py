@@ -8,7 +8,7 @@ classifier reading it, `alignment_classifier_tuned`) find dropped arguments. Sta
 
 Per error type, P(error) is the logistic function of standardized example-level features, each
 component's hallucination and coverage scores (the feature set and C chosen on the foreign NPOV
-dev set, `explorer.training.stacked`). The heads are fitted on the half of Perspectrum train's
+dev set by `python -m explorer.cli.stacked`). The heads are fitted on the half of Perspectrum train's
 claims (and of the team-written corpus's) that the tagger never trained on
 (`explorer.training.data.claim_half`), so the head learns how far to trust the tagger on unseen
 text; they learn from answers that carry both errors at once, so that one error type's signal

@@ -1,37 +1,28 @@
 """Training the stacked detector (`explorer.detectors.stacked`): a logistic regression per error
 type over its components' example scores (`explorer.detectors.stacked.COMPONENTS`).
 
-    python -m explorer.data.perspectrum --out ~/.cache/rag-error-explorer/perspectrum.jsonl
-    python -m explorer.training.stacked --data ~/.cache/rag-error-explorer/perspectrum.jsonl
-
-trains both error types on the Perspectrum train split's error-free and synthetic examples plus
-the sample data's train split, and chooses C and the feature set (each component's score of the
-error type, or both of its scores) on the Perspectrum dev split only; it writes
-`explorer/resources/stacked/<error type>/` (`model.json` and `training.json`, whose `weights_sha256`
+Per error type, the head is fitted for each C and feature set (each component's score of the
+error type alone, every component's score of the error type, or all of them) and the best on
+the dev examples is kept; `save` writes `model.json` and `training.json` (whose `weights_sha256`
 is the model file's digest).
-`explorer train --detector stacked --task T --data ...` trains one error type through the same code
-(its dev set is then the dev split of every file given).
 
-`explorer train` reads the components' results through the result cache (its request's
-`score_examples`), so a second run (another C grid, the other error type) costs seconds; this
-module's command, below the scoring layer, scores them itself (`score_directly`) once for both
-error types: about 2,900 examples with two MiniLM encoders, a few minutes on one CPU thread.
+The components' scores come from the caller (`ScoreExamples`), which runs the scoring layer:
+`explorer train --detector stacked` reads them through the result cache, and the command that
+made the shipped heads, `python -m explorer.cli.stacked`, scores them once for both error types.
 """
 
 from __future__ import annotations
 
-import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from explorer import detectors
 from explorer.data.example import Example
 from explorer.data.labels import has_error, is_error_free
-from explorer.detectors.base import Detector, DetectorError, DetectorResult
+from explorer.detectors.base import Detector, DetectorError
 from explorer.detectors.ops.logistic_head import LogisticHead
 from explorer.detectors.stacked import (
     COMPONENTS,
@@ -56,27 +47,7 @@ def feature_sets(error_type: str) -> dict[str, tuple[str, ...]]:
     return {**alone, "own": tuple(f for f in FEATURES if f.endswith(error_type)), "all": FEATURES}
 
 
-# Examples whose components prepare together in `score_directly`: the sentence encoders' batches
-# fill up while memory stays flat (as `explorer.scoring.runner.CHUNK`).
-CHUNK = 128
-
-
-def score_directly(examples: Sequence[Example], detectors: Sequence[Detector]) -> Iterator[dict[str, DetectorResult]]:
-    """`ScoreExamples` without a cache: each chunk of examples prepared for, then scored."""
-    for start in range(0, len(examples), CHUNK):
-        chunk = examples[start : start + CHUNK]
-        for detector in detectors:
-            detector.prepare(chunk)
-        for example in chunk:
-            try:
-                yield {detector.name: detector.score(example) for detector in detectors}
-            except DetectorError as error:
-                raise DetectorError(f"example {example.id} could not be scored ({error})") from error
-
-
-def feature_matrix(
-    examples: Sequence[Example], components: Mapping[str, Detector], score: ScoreExamples = score_directly
-) -> np.ndarray:
+def feature_matrix(examples: Sequence[Example], components: Mapping[str, Detector], score: ScoreExamples) -> np.ndarray:
     """One row of `FEATURES` per example, from its components' results (through `score`)."""
     try:
         rows = [feature_row(results) for results in score(examples, [components[name] for name in COMPONENTS])]
@@ -106,9 +77,9 @@ def train(
     train_set: Sequence[Example],
     dev_set: Sequence[Example],
     components: Mapping[str, Detector],
+    score: ScoreExamples,
     *,
     dev_is_held_out: bool = True,
-    score: ScoreExamples = score_directly,
     log: Callable[[str], None] = print,
 ) -> tuple[LogisticHead, dict[str, Any]]:
     """Fit `error_type` for each feature set and C on the train examples of `error_type`'s slices
@@ -180,6 +151,8 @@ class StackedTrainer:
     def train(self, request: TrainingRequest) -> tuple[LogisticHead, dict[str, Any]]:
         if request.model:
             raise TrainingInputError(f"--model does not apply to the stacked detector ({self.model_help})")
+        if request.score_examples is None:
+            raise TrainingInputError("the stacked detector reads its components' scores through `score_examples`")
         try:
             components = create_components()
         except DetectorError as error:
@@ -189,47 +162,10 @@ class StackedTrainer:
             request.train_set,
             request.dev_set,
             components,
+            request.score_examples,
             dev_is_held_out=request.dev_is_held_out,
-            score=request.score_examples or score_directly,
             log=request.log,
         )
 
     def save(self, model: LogisticHead, record: Mapping[str, Any], out: Path) -> None:
         save(model, record, out)
-
-
-def scored_once(score: ScoreExamples) -> ScoreExamples:
-    """`score` that keeps each example's results (by content), so the second error type's fit reads
-    them back instead of scoring the shared examples again."""
-    kept: dict[str, Mapping[str, DetectorResult]] = {}
-
-    def score_once(examples: Sequence[Example], detectors: Sequence[Detector]) -> list[Mapping[str, DetectorResult]]:
-        keys = [e.content_hash() for e in examples]
-        missing = {key: e for key, e in zip(keys, examples) if key not in kept}
-        kept.update(zip(missing, score(list(missing.values()), detectors)))
-        return [kept[key] for key in keys]
-
-    return score_once
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    from explorer.training.data import foreign_training
-
-    given = foreign_training(
-        "Train the stacked detector on Perspectrum + sample train, choosing C and features on Perspectrum dev.",
-        detectors.weights("stacked").shipped,
-        argv,
-    )
-    components, score = create_components(), scored_once(score_directly)
-    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    for error_type in given.error_types:
-        model, record = train(error_type, given.train_set, given.dev_set, components, score=score, log=log)
-        given.stamp(record, "explorer.training.stacked")
-        save(model, record, given.out / error_type)
-        kept = f"kept {record['kept_features']} features, C={record['kept_C']}"
-        log(f"{error_type}: {kept}, written to {given.out / error_type}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

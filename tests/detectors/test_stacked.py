@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from explorer import detectors
+from explorer.cli.stacked import scored_once
 from explorer.config import SAMPLE_DIR
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
@@ -25,7 +26,7 @@ from explorer.detectors.stacked import (
 )
 from explorer.models.trained import TRAINING_FILE
 from explorer.scoring.runner import all_results
-from explorer.training import TrainingRequest
+from explorer.training import TrainingInputError, TrainingRequest
 from explorer.training import data as training_data
 from explorer.training import stacked as training
 from tests.helpers import make_example, recorded_train_set
@@ -109,14 +110,19 @@ def test_its_command_scores_each_example_once_and_a_failure_names_the_example():
 
     def score(examples, chosen):
         asked.append([e.id for e in examples])
-        return training.score_directly(examples, chosen)
+        return all_results(examples, chosen)
 
-    once = training.scored_once(score)
+    once = scored_once(score)
     assert once([scored], [ScriptedDetector()]) == once([scored], [ScriptedDetector()])
     assert asked == [["a"], []]  # the second error type's fit reads the first one's results
-    for results in (training.score_directly, all_results):  # its own command's, and explorer train's
-        with pytest.raises(DetectorError, match="example b could not be scored"):
-            list(results([scored, unscored], [ScriptedDetector()]))
+    with pytest.raises(DetectorError, match="example b could not be scored"):
+        list(once([scored, unscored], [ScriptedDetector()]))
+
+
+def test_the_trainer_refuses_a_request_without_a_way_to_score_its_components():
+    request = TrainingRequest(task="coverage", train_set=[], dev_set=[], dev_is_held_out=True, log=lambda _: None)
+    with pytest.raises(TrainingInputError, match="score_examples"):
+        training.StackedTrainer().train(request)
 
 
 @pytest.mark.slow
@@ -126,7 +132,12 @@ def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
     train_set = _a_few_of_each(training_data.training_examples(samples, ["train"]), 6)
     dev_set = _a_few_of_each(training_data.training_examples(samples, ["dev"]), 3)
     request = TrainingRequest(
-        task="coverage", train_set=train_set, dev_set=dev_set, dev_is_held_out=True, log=lambda _: None
+        task="coverage",
+        train_set=train_set,
+        dev_set=dev_set,
+        dev_is_held_out=True,
+        log=lambda _: None,
+        score_examples=all_results,
     )
     trainer = training.StackedTrainer()
     model, record = trainer.train(request)

@@ -1,0 +1,61 @@
+"""The command that made the shipped stacked heads (`explorer/resources/stacked/`):
+
+    python -m explorer.cli.stacked --data ~/.cache/rag-error-explorer/perspectrum.jsonl \\
+        --organic ~/.cache/rag-error-explorer/written.jsonl --part head --dev ../shared/data/npov_foreign/dev.jsonl
+
+trains both error types (`explorer.training.stacked.train`) on the head's half of the claims of
+Perspectrum train and the team-written corpus, choosing C and the feature set on `--dev` (the
+dev split of `--data` without it). It scores the components itself, without the result cache,
+once for both error types: about 2,900 examples with two MiniLM encoders, a few minutes on one
+CPU thread. `explorer train --detector stacked` trains one error type through the result cache.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Mapping, Sequence
+
+from explorer import detectors
+from explorer.data.example import Example
+from explorer.detectors.base import Detector, DetectorResult
+from explorer.detectors.stacked import create_components
+from explorer.scoring.runner import all_results
+from explorer.training import ScoreExamples
+from explorer.training import stacked as training
+from explorer.training.data import foreign_training
+
+
+def scored_once(score: ScoreExamples) -> ScoreExamples:
+    """`score` that keeps each example's results (by content), so the second error type's fit reads
+    them back instead of scoring the shared examples again."""
+    kept: dict[str, Mapping[str, DetectorResult]] = {}
+
+    def score_once(examples: Sequence[Example], chosen: Sequence[Detector]) -> list[Mapping[str, DetectorResult]]:
+        keys = [e.content_hash() for e in examples]
+        missing = {key: e for key, e in zip(keys, examples) if key not in kept}
+        kept.update(zip(missing, score(list(missing.values()), chosen)))
+        return [kept[key] for key in keys]
+
+    return score_once
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    given = foreign_training(
+        "Train the stacked detector's heads, choosing C and features on --dev.",
+        detectors.weights("stacked").shipped,
+        argv,
+    )
+    components, score = create_components(), scored_once(functools.partial(all_results, cache=None))
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    for error_type in given.error_types:
+        model, record = training.train(error_type, given.train_set, given.dev_set, components, score, log=log)
+        given.stamp(record, "explorer.cli.stacked")
+        training.save(model, record, given.out / error_type)
+        kept = f"kept {record['kept_features']} features, C={record['kept_C']}"
+        log(f"{error_type}: {kept}, written to {given.out / error_type}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
