@@ -26,8 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer import detectors  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
-from explorer.data.labels import ERROR_TYPES  # noqa: E402
-from explorer.evaluation.slices import SLICES, slice_members  # noqa: E402
+from explorer.evaluation.slices import rankable_slices  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 from explorer.scoring.runner import score_examples  # noqa: E402
 from explorer.training.data import roc_auc  # noqa: E402
@@ -56,28 +55,24 @@ def main(argv=None) -> int:
     names = [name.strip() for name in args.detectors.split(",") if name.strip()]
     scored = {s.example.id: s for s in score_examples(examples, [detectors.create(n) for n in names], ResultCache())}
     print(f"{args.data.name}, {args.split} split: {len(examples)} examples")
-    for error_type in ERROR_TYPES:
-        for chosen in SLICES:
-            members = slice_members(examples, error_type, chosen.name)
-            gold = np.array([label for _, label in members], dtype=bool)
-            if len(set(gold)) < 2:
+    for error_type, chosen, members in rankable_slices(examples):
+        gold = np.array([label for _, label in members], dtype=bool)
+        counts = np.array([len(list(example.arguments())) for example, _ in members])
+        _, pairs = same_count_auc(gold, counts.astype(float), counts)
+        print(
+            f"\n{error_type} · {chosen.title}: {gold.sum()} errors / {(~gold).sum()} error-free; "
+            f"ROC AUC of the argument count alone {roc_auc(gold, counts):.3f} "
+            f"(fewer arguments first: {roc_auc(gold, -counts):.3f}); {pairs} same-count pairs"
+        )
+        print(f"  {'detector':<48} {'ROC AUC':>8} {'same count':>10}")
+        for name in names:
+            results = [scored[example.id].results.get(name) for example, _ in members]
+            if any(result is None for result in results):
+                print(f"  {detectors.spec(name).title:<48} {'(some examples could not be scored)':>19}")
                 continue
-            counts = np.array([len(list(example.arguments())) for example, _ in members])
-            _, pairs = same_count_auc(gold, counts.astype(float), counts)
-            print(
-                f"\n{error_type} · {chosen.title}: {gold.sum()} errors / {(~gold).sum()} error-free; "
-                f"ROC AUC of the argument count alone {roc_auc(gold, counts):.3f} "
-                f"(fewer arguments first: {roc_auc(gold, -counts):.3f}); {pairs} same-count pairs"
-            )
-            print(f"  {'detector':<48} {'ROC AUC':>8} {'same count':>10}")
-            for name in names:
-                results = [scored[example.id].results.get(name) for example, _ in members]
-                if any(result is None for result in results):
-                    print(f"  {detectors.spec(name).title:<48} {'(some examples could not be scored)':>19}")
-                    continue
-                values = np.array([getattr(result, error_type) for result in results])
-                same, _ = same_count_auc(gold, values, counts)
-                print(f"  {detectors.spec(name).title:<48} {roc_auc(gold, values):>8.3f} {same:>10.3f}")
+            values = np.array([getattr(result, error_type) for result in results])
+            same, _ = same_count_auc(gold, values, counts)
+            print(f"  {detectors.spec(name).title:<48} {roc_auc(gold, values):>8.3f} {same:>10.3f}")
     return 0
 
 

@@ -18,27 +18,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
-from explorer.data.labels import ERROR_TYPES  # noqa: E402
 from explorer.detectors.semantic import SemanticDetector  # noqa: E402
 from explorer.detectors.semantic_tuned import SemanticTunedDetector  # noqa: E402
-from explorer.evaluation.slices import SLICES, slice_members  # noqa: E402
+from explorer.evaluation.slices import rankable_slices  # noqa: E402
 from explorer.models.matcher import MatcherEncoder  # noqa: E402
 from explorer.training.data import roc_auc  # noqa: E402
 
 
 def slice_aucs(examples, score_of) -> dict[str, float]:
     out = {}
-    for error_type in ERROR_TYPES:
-        for chosen in SLICES:
-            members = slice_members(examples, error_type, chosen.name)
-            labels = [label for _, label in members]
-            if len(set(labels)) < 2:
-                continue
-            scores = [
-                getattr(score_of[e.id], "hallucination" if error_type == "hallucination" else "coverage")
-                for e, _ in members
-            ]
-            out[f"{error_type}/{chosen.name}"] = roc_auc(labels, scores)
+    for error_type, chosen, members in rankable_slices(examples):
+        labels = [label for _, label in members]
+        scores = [
+            getattr(score_of[e.id], "hallucination" if error_type == "hallucination" else "coverage")
+            for e, _ in members
+        ]
+        out[f"{error_type}/{chosen.name}"] = roc_auc(labels, scores)
     return out
 
 

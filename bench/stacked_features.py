@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.data.labels import ERROR_TYPES  # noqa: E402
 from explorer.data.shared_data import shared_data_dir  # noqa: E402
-from explorer.evaluation.slices import SLICES, slice_members  # noqa: E402
+from explorer.evaluation.slices import rankable_slices  # noqa: E402
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,12 +63,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         dev_rows[name] = feature_matrix(examples, components, score)
         pooled = [i for i, e in enumerate(examples) if is_labelled(e.labels) and slice_examples([e], error_type)]
         columns.append((f"{name} pooled", name, pooled, [target(examples[i], error_type) for i in pooled]))
-        for chosen in SLICES:
-            members = {id(e): label for e, label in slice_members(examples, error_type, chosen.name)}
-            kept = [i for i, e in enumerate(examples) if id(e) in members]
-            labels = [members[id(examples[i])] for i in kept]
-            if len(set(labels)) == 2:
-                columns.append((f"{name} {chosen.name}", name, kept, labels))
+        for slice_error_type, chosen, members in rankable_slices(examples):
+            if slice_error_type == error_type:
+                gold_of = {id(e): label for e, label in members}
+                kept = [i for i, e in enumerate(examples) if id(e) in gold_of]
+                columns.append((f"{name} {chosen.name}", name, kept, [gold_of[id(examples[i])] for i in kept]))
     shipped = set(feature_sets(error_type).values())
     fits = []
     for size in range(1, len(COMPONENTS) + 1):

@@ -30,10 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer.data.example import Example  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
-from explorer.data.labels import ERROR_TYPES  # noqa: E402
 from explorer.data.shared_data import shared_data_dir  # noqa: E402
 from explorer.detectors.base import DetectorResult  # noqa: E402
-from explorer.evaluation.slices import SLICES, slice_members  # noqa: E402
+from explorer.evaluation.slices import rankable_slices  # noqa: E402
 from explorer.text.claims import sentence_spans  # noqa: E402
 
 
@@ -76,19 +75,15 @@ def use_adapter(adapter: Path, cache: Path) -> None:
 def slice_figures(name: str, examples: Sequence[Example], tagger, aggregations: bool) -> None:
     from sklearn.metrics import roc_auc_score
 
-    for error_type in ERROR_TYPES:
-        for chosen in SLICES:
-            members = slice_members(examples, error_type, chosen.name)
-            gold = [label for _, label in members]
-            if len(set(gold)) < 2:
-                continue
-            results = [(example, tagger.score(example)) for example, _ in members]
-            auc = roc_auc_score(gold, [result.score(error_type) for _, result in results])
-            print(f"{name:18s} {error_type:13s} {chosen.title:24s} {100 * auc:5.1f}  (n={len(gold)})", flush=True)
-            if aggregations and error_type == "hallucination":
-                for label, aggregate in AGGREGATIONS.items():
-                    scores = [aggregate(example, result) for example, result in results]
-                    print(f"{'':57s}{100 * roc_auc_score(gold, scores):5.1f}  {label}")
+    for error_type, chosen, members in rankable_slices(examples):
+        gold = [label for _, label in members]
+        results = [(example, tagger.score(example)) for example, _ in members]
+        auc = roc_auc_score(gold, [result.score(error_type) for _, result in results])
+        print(f"{name:18s} {error_type:13s} {chosen.title:24s} {100 * auc:5.1f}  (n={len(gold)})", flush=True)
+        if aggregations and error_type == "hallucination":
+            for label, aggregate in AGGREGATIONS.items():
+                scores = [aggregate(example, result) for example, result in results]
+                print(f"{'':57s}{100 * roc_auc_score(gold, scores):5.1f}  {label}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

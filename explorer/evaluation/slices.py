@@ -5,11 +5,11 @@ negatives of an error type in each slice.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from explorer.data.example import Example, Labels
-from explorer.data.labels import ERROR_TITLES, has_error, is_ambiguous, is_error_free, kind_of
+from explorer.data.labels import ERROR_TITLES, ERROR_TYPES, has_error, is_ambiguous, is_error_free, kind_of
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,16 @@ def slice_members(examples: Sequence[Example], error_type: str, slice_name: str)
         if label is not None:
             members.append((example, label))
     return members
+
+
+def rankable_slices(examples: Sequence[Example]) -> Iterator[tuple[str, Slice, list[tuple[Example, bool]]]]:
+    """Each error type's slices that hold both examples with the error and examples without it,
+    with their members (`slice_members`): the slices a ROC AUC can be computed on."""
+    for error_type in ERROR_TYPES:
+        for chosen in SLICES:
+            members = slice_members(examples, error_type, chosen.name)
+            if len({label for _, label in members}) == 2:
+                yield error_type, chosen, members
 
 
 def left_out_reasons(examples: Sequence[Example], error_type: str) -> dict[str, int]:

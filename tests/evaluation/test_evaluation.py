@@ -79,6 +79,19 @@ def test_slices_follow_the_documented_rules(error_type, slice_name):
     assert (positives, negatives) == EXPECTED_SLICES[(error_type, slice_name)]
 
 
+def test_rankable_slices_are_those_with_both_labels_and_their_members():
+    found = {(error_type, chosen.name): members for error_type, chosen, members in slices.rankable_slices(CORPUS)}
+    assert set(found) == set(EXPECTED_SLICES)  # every slice of CORPUS has both labels
+    for (error_type, slice_name), members in found.items():
+        assert members == slice_members(CORPUS, error_type, slice_name)
+    without_paraphrases = [e for e in CORPUS if e.id != "paraphrased-clean"]  # no negative left
+    names = {(t, chosen.name) for t, chosen, _ in slices.rankable_slices(without_paraphrases)}
+    assert names == set(EXPECTED_SLICES) - {
+        ("hallucination", "paraphrased_synthetic"),
+        ("coverage", "paraphrased_synthetic"),
+    }
+
+
 def test_examples_left_out_of_every_slice_are_counted_with_the_reason():
     assert slices.left_out_reasons(CORPUS, "hallucination") == {
         "coverage error only": 4,  # organic-c, synthetic-c, synthetic-paraphrased-c, ambiguous-c
