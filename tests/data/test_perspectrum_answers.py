@@ -166,3 +166,15 @@ def test_ambiguous_types_left_out_change_nothing_else(fake_perspectrum):
     assert [e.to_dict() for e in some] == [
         e.to_dict() for e in every if not e.labels.ambiguous or e.labels.ambiguous_type in kept
     ]
+
+
+def test_invented_arguments_keeps_the_answers_that_invent_an_argument_and_changes_nothing_else(fake_perspectrum):
+    folder, _, _ = fake_perspectrum
+    every = perspectrum_answers.build(folder=folder, variants=4)
+    some = perspectrum_answers.build(folder=folder, variants=4, invented="arguments")
+    written_errors = [e for e in some if e.labels.kind == "organic" and e.labels.hallucination]
+    assert written_errors and not any(e.labels.ambiguous for e in some)
+    assert all(e.extra[perspectrum.SOURCE_FIELD]["extra_pids"] for e in written_errors)
+    dropped = [e for e in every if e.to_dict() not in [k.to_dict() for k in some]]
+    assert dropped and all(e.labels.kind == "organic" and e.labels.hallucination for e in dropped)
+    assert [e.to_dict() for e in some] == [e.to_dict() for e in every if e not in dropped]
