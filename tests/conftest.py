@@ -69,19 +69,24 @@ def record() -> dict:
     }
 
 
+def _perspectrum_folder() -> Path:
+    """The shared Perspectrum folder; the test is skipped without the shared data."""
+    from explorer.data.shared_data import SharedDataNotFoundError, shared_data_dir
+
+    try:
+        return shared_data_dir("perspectrum") / "perspectrum"
+    except SharedDataNotFoundError as error:
+        pytest.skip(str(error))
+
+
 @pytest.fixture(scope="session")
 def perspectrum_file(tmp_path_factory) -> Path:
     """Today's Perspectrum build (`explorer build-data`, seed 0) as a file; skipped without the shared data."""
     from explorer.data import perspectrum
     from explorer.data.jsonl import write_jsonl
-    from explorer.data.shared_data import SharedDataNotFoundError, shared_data_dir
 
-    try:
-        folder = shared_data_dir("perspectrum") / "perspectrum"
-    except SharedDataNotFoundError as error:
-        pytest.skip(str(error))
     path = tmp_path_factory.mktemp("perspectrum") / "perspectrum.jsonl"
-    write_jsonl(perspectrum.build(folder=folder), path)
+    write_jsonl(perspectrum.build(folder=_perspectrum_folder()), path)
     return path
 
 
@@ -90,12 +95,19 @@ def written_file(tmp_path_factory) -> Path:
     """Today's team-written corpus build (`python -m explorer.data.written --out`); skipped without the shared data."""
     from explorer.data import written
     from explorer.data.jsonl import write_jsonl
-    from explorer.data.shared_data import SharedDataNotFoundError, shared_data_dir
 
-    try:
-        folder = shared_data_dir("perspectrum") / "perspectrum"
-    except SharedDataNotFoundError as error:
-        pytest.skip(str(error))
     path = tmp_path_factory.mktemp("written") / "written.jsonl"
-    write_jsonl(written.check(written.corpus_files(), folder).examples, path)
+    write_jsonl(written.check(written.corpus_files(), _perspectrum_folder()).examples, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def answers_file(tmp_path_factory) -> Path:
+    """Today's build of the assistant-style answers that invent arguments only
+    (`python -m explorer.data.perspectrum_answers --invented arguments --out`); skipped without the shared data."""
+    from explorer.data import perspectrum_answers
+    from explorer.data.jsonl import write_jsonl
+
+    path = tmp_path_factory.mktemp("answers") / "perspectrum-v2u.jsonl"
+    write_jsonl(perspectrum_answers.build(folder=_perspectrum_folder(), invented="arguments"), path)
     return path

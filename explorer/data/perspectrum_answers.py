@@ -2,7 +2,8 @@
 spans, built from Perspectrum's **train** claims only.
 
     python -m explorer.data.perspectrum_answers --out ~/.cache/rag-error-explorer/perspectrum-v2.jsonl
-    python -m explorer.data.perspectrum_answers --invented arguments --out ~/.cache/rag-error-explorer/perspectrum-v2u.jsonl
+    python -m explorer.data.perspectrum_answers --invented arguments \\
+        --out ~/.cache/rag-error-explorer/perspectrum-v2u.jsonl
 
 The templated builder (`explorer.data.perspectrum`) adds or removes whole sentences of a fixed
 shape, so a learner can tell its errors apart by form. Real answers differ in what this builder

@@ -257,8 +257,22 @@ _SPECS = (
         "the team-written corpus of realistic answers and Perspectrum train (python -m explorer.training.tagger).",
     ),
     DetectorSpec(
+        "tagger_coverage",
+        "Token tagger, coverage build (MiniLM)",
+        "explorer.detectors.tagger:CoverageTaggerDetector",
+        response_word_meaning="P(the word states something no argument gives), tagged token by token",
+        argument_word_meaning="P(the word belongs to what the response leaves out), tagged token by token",
+        cost=FAST,
+        weights=Weights("tagger_coverage", tasks=(SPAN_TASK,)),
+        trainer="explorer.training.tagger:TaggerTrainer",
+        summary="The token tagger trained on its data plus assistant-style answers whose errors are arguments: "
+        "dropped ones, and ones of the claim the input lacks (python -m explorer.data.perspectrum_answers "
+        "--invented arguments). It ranks dropped arguments better than the tagger and invented facts worse; the "
+        "stacked detector reads its coverage scores.",
+    ),
+    DetectorSpec(
         "stacked",
-        "Stacked (ROUGE-1 + alignments + tagger)",
+        "Stacked (ROUGE-1 + alignments + taggers)",
         "explorer.detectors.stacked:StackedDetector",
         response_word_meaning="not learned: the token tagger's P(the word states something no argument gives)",
         argument_word_meaning="not learned: the token tagger's P(the word belongs to what the response leaves out)",
@@ -267,9 +281,9 @@ _SPECS = (
         trainer="explorer.training.stacked:StackedTrainer",
         details=(details.ALIGNMENT, details.LEFT_OUT, details.EVIDENCE),
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
-        "alignment classifier's and the token tagger's example scores, fitted on the half of Perspectrum train and of "
-        "the team-written corpus the tagger never saw, C and features chosen on the foreign NPOV dev set "
-        "(python -m explorer.cli.stacked). The verdict's detector.",
+        "alignment classifier's, the token tagger's and its coverage build's example scores, fitted on the half of "
+        "Perspectrum train and of the team-written corpus the taggers never saw, C and features chosen on the "
+        "foreign NPOV dev set (python -m explorer.cli.stacked). The verdict's detector.",
     ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}

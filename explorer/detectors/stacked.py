@@ -1,15 +1,16 @@
-"""A stacked detector: a logistic regression over the example scores of five fast detectors.
+"""A stacked detector: a logistic regression over the example scores of six fast detectors.
 
 Not in the paper. No single detector is best at both error types on answers written outside
-the team: the token tagger (`tagger`) finds invented content inside fluent sentences, ROUGE-1
-and the alignments (plain MiniLM `semantic`, the tuned matcher's `semantic_tuned` and the
-classifier reading it, `alignment_classifier_tuned`) find dropped arguments. Stacking (Wolpert
+the team: the token tagger (`tagger`) finds invented content inside fluent sentences; ROUGE-1,
+the alignments (plain MiniLM `semantic`, the tuned matcher's `semantic_tuned` and the
+classifier reading it, `alignment_classifier_tuned`) and the tagger's coverage build
+(`tagger_coverage`) find dropped arguments. Stacking (Wolpert
 1992) learns how much each signal counts from labelled examples instead of picking one.
 
 Per error type, P(error) is the logistic function of standardized example-level features, each
 component's hallucination and coverage scores (the feature set and C chosen on the foreign NPOV
 dev set by `python -m explorer.cli.stacked`). The heads are fitted on the half of Perspectrum train's
-claims (and of the team-written corpus's) that the tagger never trained on
+claims (and of the team-written corpus's) that the taggers never trained on
 (`explorer.training.data.claim_half`), so the head learns how far to trust the tagger on unseen
 text; they learn from answers that carry both errors at once, so that one error type's signal
 does not veto the other's. A perspective's coverage error is the coverage model applied with
@@ -18,8 +19,8 @@ that perspective's component scores in place of the example's.
 Word scores are not learned: response words come from `RESPONSE_WORDS`, argument words from
 `ARGUMENT_WORDS` (chosen by word-level ROC AUC on the foreign dev set; see `explorer eval`);
 the result keeps the tuned matcher's alignment (its claims) in `details` for the claim view.
-The tagger reads at most 512 word pieces of arguments per window and refuses arguments longer
-than that; without it the head still scores (its features at their training mean) and the
+The taggers read at most 512 word pieces of arguments per window and refuse arguments longer
+than that; without them the head still scores (its features at their training mean) and the
 word scores come from `FALLBACK_WORDS`. `details.EVIDENCE` says what each component's score
 added to the log-odds of each error type (`evidence`), which Inspect and the report show under
 the verdict. The model is about a kilobyte of JSON per error type (`explorer/resources/stacked/<error type>/`).
@@ -40,9 +41,9 @@ from explorer.detectors import details
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.ops.logistic_head import LogisticHead
 
-COMPONENTS = ("rouge", "semantic", "semantic_tuned", "alignment_classifier_tuned", "tagger")
+COMPONENTS = ("rouge", "semantic", "semantic_tuned", "alignment_classifier_tuned", "tagger", "tagger_coverage")
 FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
-OPTIONAL = ("tagger",)
+OPTIONAL = ("tagger", "tagger_coverage")
 RESPONSE_WORDS = "tagger"
 ARGUMENT_WORDS = "tagger"
 FALLBACK_WORDS = "semantic_tuned"
@@ -113,8 +114,9 @@ def create_components() -> dict[str, Detector]:
 class StackedDetector(Detector):
     name = "stacked"
     # 2: the Perspectrum-trained cross-encoder joins the components; 3: the tuned alignment classifier;
-    # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too
-    version = "4"
+    # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too;
+    # 5: the tagger's coverage build joins the components
+    version = "5"
 
     def __init__(
         self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None

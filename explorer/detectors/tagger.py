@@ -254,7 +254,7 @@ class TaggerDetector(Detector):
         return {"adapter": self.digest}
 
     def model_identity(self) -> str:
-        return f"{self.identity}+tagger({self.digest[:16]})"
+        return f"{self.identity}+{self.name}({self.digest[:16]})"
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
         return self._recent.get(example, self._score)
@@ -275,6 +275,16 @@ class TaggerDetector(Detector):
     def _score(self, example: Example) -> DetectorResult:
         response, arguments = word_scores(example, self.probabilities(example))
         return result_from_words(self.name, self.info(), example, response, arguments)
+
+
+class CoverageTaggerDetector(TaggerDetector):
+    """The same tagger trained with more answers that drop an argument or state one the input
+    lacks (`python -m explorer.data.perspectrum_answers --invented arguments`) and without the
+    invented facts and ambiguous answers: on the foreign dev set it ranks dropped arguments
+    better and invented content worse than `tagger`, so the stacked detector reads its coverage
+    scores and `tagger`'s hallucination scores."""
+
+    name = "tagger_coverage"
 
 
 def scored_windows(model, tokenizer, inputs: Sequence[Window], batch_size: int) -> list[tuple[Window, np.ndarray]]:

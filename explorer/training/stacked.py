@@ -39,12 +39,14 @@ from explorer.training.logistic import REGULARIZATION, UNTUNED_REGULARIZATION
 
 def feature_sets(error_type: str) -> dict[str, tuple[str, ...]]:
     """The feature sets tried on dev, smallest first: one component's score of the error type alone, the
-    error type's own scores of every component, or all of them. A component alone wins where the head
-    fitted on the training data's mix would lean on cues the dev answers lack (on the foreign dev
-    set the tagger alone ranked hallucinations best: each set's AUC is in `training.json`'s
-    `dev_roc_auc`)."""
+    error type's own scores of every component, all of them but one component's, or all of them. A
+    component alone wins where the head fitted on the training data's mix would lean on cues the dev
+    answers lack (on the foreign dev set the tagger alone ranked hallucinations best); one left out
+    wins where two components say the same thing and the head weighs the one that transfers worse
+    (the tagger beside its coverage build). Each set's AUC is in `training.json`'s `dev_roc_auc`."""
     alone = {component: (f"{component} {error_type}",) for component in COMPONENTS}
-    return {**alone, "own": tuple(f for f in FEATURES if f.endswith(error_type)), "all": FEATURES}
+    but = {f"all but {component}": tuple(f for f in FEATURES if f.split()[0] != component) for component in COMPONENTS}
+    return {**alone, "own": tuple(f for f in FEATURES if f.endswith(error_type)), **but, "all": FEATURES}
 
 
 def feature_matrix(examples: Sequence[Example], components: Mapping[str, Detector], score: ScoreExamples) -> np.ndarray:

@@ -18,6 +18,7 @@ from explorer.detectors.stacked import (
     ALIGNMENT,
     ARGUMENT_WORDS,
     FEATURES,
+    OPTIONAL,
     RESPONSE_WORDS,
     StackedDetector,
     feature_row,
@@ -184,19 +185,20 @@ def test_arguments_too_long_for_the_tagger_are_scored_without_it(detector):
         ("con", ["Taxes hurt the poor."]),
     )
     result = detector.score(example)
-    assert "512" in result.details["left_out"]["tagger"]
+    assert all("512" in result.details["left_out"][name] for name in OPTIONAL)
     assert 0 <= result.hallucination <= 1 and set(result.per_perspective) == {"pro", "con"}
     assert result.response_words == detector.components["semantic_tuned"].score(example).response_words
     unread = [f for f in result.details["evidence"]["coverage"]["features"] if f["value"] is None]
-    assert {f["feature"].split()[0] for f in unread} == {"tagger"}
+    assert unread and {f["feature"].split()[0] for f in unread} <= set(OPTIONAL)
+    assert len(unread) == sum(name.split()[0] in OPTIONAL for name in detector.models["coverage"].features)
     assert all(f["push"] == 0 for f in unread)
     # A missing feature takes the head's training mean: it moves the logit neither way.
     head = detector.models["coverage"]
     row = np.arange(len(FEATURES), dtype=float)
     missing = row.copy()
-    missing[[FEATURES.index(name) for name in FEATURES if name.startswith("tagger")]] = np.nan
+    missing[[FEATURES.index(name) for name in FEATURES if name.split()[0] in OPTIONAL]] = np.nan
     filled = row.copy()
     for name, mean in zip(head.features, head.mean):
-        if name.startswith("tagger"):
+        if name.split()[0] in OPTIONAL:
             filled[FEATURES.index(name)] = mean
     assert p_error(head, missing) == pytest.approx(p_error(head, filled))

@@ -14,6 +14,7 @@ from explorer.detectors import DetectorError
 from explorer.detectors.tagger import (
     IGNORED,
     TASK,
+    CoverageTaggerDetector,
     TaggerDetector,
     load_token_classifier,
     token_probabilities,
@@ -36,6 +37,11 @@ def tokenizer():
 @pytest.fixture(scope="module")
 def detector():
     return TaggerDetector()
+
+
+@pytest.fixture(scope="module")
+def coverage_tagger():
+    return CoverageTaggerDetector()
 
 
 def _sugar(response):
@@ -86,13 +92,14 @@ def test_gold_tags_mark_the_invented_words_and_the_dropped_argument(tokenizer):
     assert all(t == IGNORED for t, p in zip(tags, window.places) if p is None)
 
 
-def test_the_shipped_adapter_matches_its_record():
-    folder = detectors.weights("tagger").shipped / TASK
+@pytest.mark.parametrize("name", ["tagger", "tagger_coverage"])
+def test_the_shipped_adapter_matches_its_record(name):
+    folder = detectors.weights(name).shipped / TASK
     record = json.loads((folder / TRAINING_FILE).read_text())
     weights = (folder / ADAPTER_FILE).read_bytes()
     assert record["weights_sha256"] == hashlib.sha256(weights).hexdigest()
-    built = TaggerDetector()
-    assert record["model"] == built.identity
+    built = detectors.create(name)
+    assert record["model"] == built.identity and built.model_identity().startswith(f"{built.identity}+{name}(")
     assert built._loaded is None  # the identity needs no model: it loads at the first example
 
 
@@ -114,10 +121,12 @@ def test_an_invented_closing_line_on_the_topic_is_flagged_and_a_content_free_one
 
 
 @pytest.mark.slow
-def test_a_dropped_argument_raises_its_perspectives_coverage_score(detector):
+@pytest.mark.parametrize("tagger", ["detector", "coverage_tagger"])
+def test_a_dropped_argument_raises_its_perspectives_coverage_score(tagger, request):
+    tagger = request.getfixturevalue(tagger)
     full = _sugar("Supporters say a sugar tax cuts consumption. Critics answer that it hurts poor families the most.")
     dropped = _sugar("Supporters say a sugar tax cuts consumption. It is a debated policy.")
-    assert detector.score(dropped).per_perspective["con"] > 0.5 > detector.score(full).per_perspective["con"]
+    assert tagger.score(dropped).per_perspective["con"] > 0.5 > tagger.score(full).per_perspective["con"]
 
 
 @pytest.mark.slow
@@ -146,20 +155,21 @@ def test_a_few_steps_train_save_reload_and_score_identically(tmp_path, monkeypat
     assert record["kept_step"] == 3 and [step for step, _ in record["loss"]] == [1, 2, 3]
 
 
-def test_the_shipped_adapter_was_trained_on_todays_builds(perspectrum_file, written_file):
+@pytest.mark.parametrize("name", ["tagger", "tagger_coverage"])
+def test_the_shipped_adapter_was_trained_on_todays_builds(name, perspectrum_file, written_file, answers_file):
     """The record's data hash is that of the set its recorded command assembles from today's
-    Perspectrum build and team-written corpus build (their spans included)."""
+    Perspectrum build, team-written corpus build and answers build (their spans included)."""
     import shlex
     from pathlib import Path
 
     from explorer.training.data import claim_half, data_digest
     from tests.helpers import ROOT
 
-    record = json.loads((detectors.weights("tagger").shipped / TASK / TRAINING_FILE).read_text())
+    record = json.loads((detectors.weights(name).shipped / TASK / TRAINING_FILE).read_text())
     options = shlex.split(record["command"])[3:]
     start = options.index("--data") + 1
     files = options[start : next(i for i in range(start, len(options)) if options[i].startswith("--"))]
-    built = {"written.jsonl": written_file, "perspectrum.jsonl": perspectrum_file}
+    built = {"written.jsonl": written_file, "perspectrum.jsonl": perspectrum_file, answers_file.name: answers_file}
     paths = [built.get(Path(f).name, ROOT / f) for f in files]
     part = options[options.index("--part") + 1]
     train_set = [e for e in training.labelled_train(paths) if claim_half(e) == part]

@@ -18,6 +18,7 @@ def test_the_learned_detectors_are_the_ones_with_trainers():
         "alignment_classifier_tuned",
         "cross_encoder_tuned",
         "tagger",
+        "tagger_coverage",
         "stacked",
     ]
     assert detectors.trainable() == [name for name in detectors.names() if detectors.spec(name).weights]
