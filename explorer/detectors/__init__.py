@@ -92,6 +92,21 @@ class DetectorSpec:
         return self.cost != INSTANT
 
 
+def _tagger(name: str, title: str, class_name: str, summary: str) -> DetectorSpec:
+    """A token tagger's entry: the taggers differ only in the data their weights were trained on."""
+    return DetectorSpec(
+        name,
+        title,
+        f"explorer.detectors.tagger:{class_name}",
+        response_word_meaning="P(the word states something no argument gives), tagged token by token",
+        argument_word_meaning="P(the word belongs to what the response leaves out), tagged token by token",
+        cost=FAST,
+        weights=Weights(name, tasks=(SPAN_TASK,)),
+        trainer="explorer.training.tagger:TaggerTrainer",
+        summary=summary,
+    )
+
+
 _SALIENCE_OPTIONS = (
     Option(
         "attribution",
@@ -242,30 +257,20 @@ _SPECS = (
         summary="The cross-encoder retrained on Perspectrum-built synthetic errors (+ sample train), step chosen "
         "on Perspectrum dev (python -m explorer.training.tuned_cross_encoder, ~33 min on one CPU thread).",
     ),
-    DetectorSpec(
+    _tagger(
         "tagger",
         "Token tagger (MiniLM)",
-        "explorer.detectors.tagger:TaggerDetector",
-        response_word_meaning="P(the word states something no argument gives), tagged token by token",
-        argument_word_meaning="P(the word belongs to what the response leaves out), tagged token by token",
-        cost=FAST,
-        weights=Weights("tagger", tasks=(SPAN_TASK,)),
-        trainer="explorer.training.tagger:TaggerTrainer",
-        summary="all-MiniLM-L6-v2 with LoRA adapters reads the arguments and the response together and tags each "
+        "TaggerDetector",
+        "all-MiniLM-L6-v2 with LoRA adapters reads the arguments and the response together and tags each "
         "token, as LettuceDetect does, both ways: response words no argument gives (invented clauses inside "
         "supported sentences, openers and closers included) and argument words the response leaves out. Trained on "
         "the team-written corpus of realistic answers and Perspectrum train (python -m explorer.training.tagger).",
     ),
-    DetectorSpec(
+    _tagger(
         "tagger_coverage",
         "Token tagger, coverage build (MiniLM)",
-        "explorer.detectors.tagger:CoverageTaggerDetector",
-        response_word_meaning="P(the word states something no argument gives), tagged token by token",
-        argument_word_meaning="P(the word belongs to what the response leaves out), tagged token by token",
-        cost=FAST,
-        weights=Weights("tagger_coverage", tasks=(SPAN_TASK,)),
-        trainer="explorer.training.tagger:TaggerTrainer",
-        summary="The token tagger trained on its data plus assistant-style answers whose errors are arguments: "
+        "CoverageTaggerDetector",
+        "The token tagger trained on its data plus assistant-style answers whose errors are arguments: "
         "dropped ones, and ones of the claim the input lacks (python -m explorer.data.perspectrum_answers "
         "--invented arguments). It ranks dropped arguments better than the tagger and invented facts worse; the "
         "stacked detector reads its coverage scores.",
