@@ -133,7 +133,12 @@ def choose_sample(page, example_id: str) -> None:
 
 def paste_record(page, record: dict) -> None:
     page.locator("[data-testid=stExpander]", has_text="Paste JSON").locator("summary").click()
-    page.get_by_label("One example as JSON").fill(json.dumps(record))
+    area = page.get_by_label("One example as JSON")
+    area.fill(json.dumps(record))
+    # Committed first (Ctrl+Enter, as the box's hint says): a click right after typing can reach
+    # the server before the box's new value on a loaded machine, and "Load JSON" then reads "".
+    area.press("Control+Enter")
+    settle(page)
     page.get_by_role("button", name="Load JSON").click()
 
 
