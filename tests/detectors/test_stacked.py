@@ -130,8 +130,8 @@ def test_the_trainer_refuses_a_request_without_a_way_to_score_its_components():
 def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
     # A few examples of each kind: scoring hundreds with five components took minutes.
     samples = parse_jsonl(SAMPLE_DIR / "synthetic.jsonl").examples
-    train_set = _a_few_of_each(training_data.training_examples(samples, ["train"]), 6)
-    dev_set = _a_few_of_each(training_data.training_examples(samples, ["dev"]), 3)
+    train_set = _a_few_of_each(training_data.training_examples(samples, ["train"]), 4)
+    dev_set = _a_few_of_each(training_data.training_examples(samples, ["dev"]), 2)
     request = TrainingRequest(
         task="coverage",
         train_set=train_set,
