@@ -30,8 +30,13 @@ from explorer.training.generator import one_per_claim  # noqa: E402
 LEAD_INS = ("Supporters say that", "Critics say that")  # the first perspective's, the others'
 
 
-def sentence(generator, example: Example, side: int, argument: str) -> str:
-    """The model's sentence for one argument, after its side's lead-in."""
+def line_end_ids(tokenizer) -> list[int]:
+    """The tokens whose text holds a line break: a sentence ends at the first one."""
+    return [i for token, i in tokenizer.get_vocab().items() if "\n" in tokenizer.convert_tokens_to_string([token])]
+
+
+def sentence(generator, example: Example, side: int, argument: str, stops: list[int]) -> str:
+    """The model's sentence for one argument, after its side's lead-in; `stops` end it."""
     import torch
 
     tokenizer = generator.language_model.tokenizer
@@ -39,7 +44,6 @@ def sentence(generator, example: Example, side: int, argument: str) -> str:
     alone = example.replace(perspectives=(Perspective(example.perspectives[side].name, (argument,)),))
     forced = tokenizer(f"**{example.query}**\n\n{lead_in}", add_special_tokens=False, return_tensors="pt").input_ids
     ids = torch.cat([generator.prompt_ids(alone), forced], dim=1)
-    line_ends = [i for token, i in tokenizer.get_vocab().items() if "\n" in tokenizer.convert_tokens_to_string([token])]
     with torch.no_grad():
         output = generator.model.generate(
             input_ids=ids,
@@ -49,7 +53,7 @@ def sentence(generator, example: Example, side: int, argument: str) -> str:
             temperature=None,
             top_p=None,
             top_k=None,
-            eos_token_id=turn_token_ids(tokenizer) + line_ends,
+            eos_token_id=stops,
             pad_token_id=tokenizer.eos_token_id,
         )
     text = tokenizer.decode(output[0, ids.shape[1] :], skip_special_tokens=True)
@@ -65,12 +69,15 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     generator = load_generator(Backend())
+    tokenizer = generator.language_model.tokenizer
+    stops = turn_token_ids(tokenizer) + line_end_ids(tokenizer)
     for number, example in enumerate(one_per_claim(parse_jsonl(args.data).examples, args.claims), 1):
         started = time.process_time()
         print(f"#{number} {example.id}: {example.query}")
         for side, perspective in enumerate(example.perspectives):
             for argument in perspective.arguments:
-                print(f"  [{perspective.name}] {argument}\n      -> {sentence(generator, example, side, argument)}")
+                written = sentence(generator, example, side, argument, stops)
+                print(f"  [{perspective.name}] {argument}\n      -> {written}")
         print(f"  ({time.process_time() - started:.1f} s CPU)", flush=True)
     return 0
 

@@ -77,15 +77,15 @@ def nav(page, text: str) -> None:
 def scoring_state(page, shots: Shots, sizes: list[dict]) -> None:
     """A fresh server's first screen while the detectors load: both sizes at once, while it lasts
     (none when the shipped results give the verdict before "scoring…" is drawn)."""
-    pending = "() => document.querySelectorAll('[data-error-type][data-pending]').length > 0"
-    page.wait_for_function(f"() => ({pending})() || ({VERDICT_DONE})()", polling=50)
-    if page.locator("[data-error-type][data-pending]").count() == 0:
+    pending = "[data-error-type][data-pending]"
+    page.wait_for_function(f"() => document.querySelector('{pending}') !== null || ({VERDICT_DONE})()", polling=50)
+    if page.locator(pending).count() == 0:
         print("note: the verdict came before any 'scoring…': no inspect-scoring screenshot", flush=True)
         return
     for size in sizes:
         page.set_viewport_size(size)
         shots.take(page, "inspect-scoring")
-    if page.locator("[data-error-type][data-pending]").count() == 0:
+    if page.locator(pending).count() == 0:
         print("note: the verdict arrived while inspect-scoring was taken; look at those files", flush=True)
     page.set_viewport_size(sizes[0])
 

@@ -51,6 +51,7 @@ from explorer.data import answer_pools as pools
 from explorer.data.answer_styles import Plan, Statement, choose_style, frame_line, merge, render
 from explorer.data.example import Example, Labels, UncoveredArgument
 from explorer.data.jsonl import write_jsonl
+from explorer.data.labels import has_error, kind_of
 from explorer.data.perspectrum import SOURCE_FIELD, clean_example, coverage_pool
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.perspectrum_responses import Casing
@@ -368,7 +369,7 @@ def examples_of(
 
 def _invents(example: Example) -> bool:
     """Whether `example` is a written answer with an invented piece (hallucination, both, ambiguous)."""
-    return example.labels.kind == "organic" and bool(example.labels.hallucination)
+    return kind_of(example.labels) == "organic" and has_error(example.labels, "hallucination")
 
 
 def build(

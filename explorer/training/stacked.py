@@ -1,8 +1,7 @@
 """Training the stacked detector (`explorer.detectors.stacked`): a logistic regression per error
 type over its components' example scores (`explorer.detectors.stacked.COMPONENTS`).
 
-Per error type, the head is fitted for each C and feature set (each component's score of the
-error type alone, every component's score of the error type, or all of them) and the best on
+Per error type, the head is fitted for each C and feature set (`feature_sets`) and the best on
 the dev examples is kept; `save` writes `model.json` and `training.json` (whose `weights_sha256`
 is the model file's digest).
 

@@ -27,6 +27,7 @@ from tests.helpers import make_example
 
 SUPPORTED = "Supporters say a sugar tax cuts consumption"
 CLAUSE = ", since a 2018 Oxford study found soda sales fell 38 percent in Mexico"
+TAGGERS = ("tagger", "tagger_coverage")  # the registry's taggers: the same code, their own weights
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +93,7 @@ def test_gold_tags_mark_the_invented_words_and_the_dropped_argument(tokenizer):
     assert all(t == IGNORED for t, p in zip(tags, window.places) if p is None)
 
 
-@pytest.mark.parametrize("name", ["tagger", "tagger_coverage"])
+@pytest.mark.parametrize("name", TAGGERS)
 def test_the_shipped_adapter_matches_its_record(name):
     folder = detectors.weights(name).shipped / TASK
     record = json.loads((folder / TRAINING_FILE).read_text())
@@ -155,7 +156,7 @@ def test_a_few_steps_train_save_reload_and_score_identically(tmp_path, monkeypat
     assert record["kept_step"] == 3 and [step for step, _ in record["loss"]] == [1, 2, 3]
 
 
-@pytest.mark.parametrize("name", ["tagger", "tagger_coverage"])
+@pytest.mark.parametrize("name", TAGGERS)
 def test_the_shipped_adapter_was_trained_on_todays_builds(name, perspectrum_file, written_file, answers_file):
     """The record's data hash is that of the set its recorded command assembles from today's
     Perspectrum build, team-written corpus build and answers build (their spans included)."""
