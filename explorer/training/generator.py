@@ -31,6 +31,7 @@ are printed.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import tempfile
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer import detectors
-from explorer.data.example import Example
+from explorer.data.example import Example, Perspective
 from explorer.data.labels import is_error_free
 from explorer.generation.npov import GENERATOR, STYLE, NpovGenerator
 from explorer.models.language_model import LanguageModel, ModelNotFoundError, load_language_model
@@ -67,6 +68,26 @@ class GeneratorSettings:
 def generator_examples(examples: Sequence[Example], splits: Sequence[str]) -> list[Example]:
     """The error-free responses of the given splits: what the generator should write."""
     return [e for e in examples if e.split in splits and is_error_free(e.labels) and e.response.strip()]
+
+
+def stated_inputs(examples: Sequence[Example], texts: Mapping[int, str]) -> list[Example]:
+    """The Perspectrum-built examples with each argument replaced by the cluster member its answer
+    states (`stated_pid`, text from `texts`), so every answer restates its input nearly word for
+    word: what a model this small can do faithfully (it loses meaning when it paraphrases,
+    `docs/generator-eval.md`). Examples that record no stated member (the written corpus) are left out."""
+    made = []
+    for example in examples:
+        entries = (example.extra.get("perspectrum") or {}).get("arguments") or []
+        stated = {(e["perspective"], e["argument"]): texts.get(e.get("stated_pid")) for e in entries}
+        refs = [(p, a) for p, perspective in enumerate(example.perspectives) for a in range(len(perspective.arguments))]
+        if not refs or not all(stated.get(ref) for ref in refs):
+            continue
+        perspectives = tuple(
+            Perspective(perspective.name, tuple(stated[(p, a)] for a in range(len(perspective.arguments))))
+            for p, perspective in enumerate(example.perspectives)
+        )
+        made.append(example.replace(perspectives=perspectives))
+    return made
 
 
 def one_per_claim(examples: Sequence[Example], count: int) -> list[Example]:
@@ -143,11 +164,13 @@ def train(
     work: Path,
     *,
     check_answer: Callable[[Example], bool] | None = None,
+    init: Path | None = None,
     log: Callable[[str], None] = print,
 ) -> tuple[Any, dict[str, Any]]:
     """Train the generator's adapter; returns the PEFT model (holding the kept step) and its record.
     `check_answer` (whether the verdict detector passes an answer) counts the detector-faithful
-    dev answers; None counts none."""
+    dev answers; None counts none. `init` (an adapter folder of the same rank) is where a new run
+    starts instead of a fresh adapter."""
     import torch
 
     started = time.monotonic()
@@ -166,6 +189,9 @@ def train(
     state = checkpoints.resume(work, model, optimizer, scheduler, state)
     if state["step"]:
         log(f"resumed at step {state['step']}")
+    elif init is not None:
+        checkpoints.load_adapter(model, init)
+        log(f"started from the adapter in {init}")
     checked = check_answer if settings.dev_answers and dev_claims else None
 
     def evaluate(step: int) -> None:
@@ -259,6 +285,7 @@ class GeneratorTrainer:
 def main(argv: Sequence[str] | None = None) -> int:
     from explorer.config import shipped_weights
     from explorer.data.jsonl import parse_jsonl
+    from explorer.data.perspectrum_claims import load_claims
 
     parser = argparse.ArgumentParser(description="Train the NPOV generator's LoRA adapter (explorer.generation.npov).")
     parser.add_argument("--data", type=Path, nargs="+", required=True, help="example files; their train split is read")
@@ -266,6 +293,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
     parser.add_argument("--out", type=Path, default=shipped_weights(GENERATOR))
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--inputs",
+        choices=("given", "stated"),
+        default="given",
+        help="stated: each argument becomes the Perspectrum sentence its answer states (stated_inputs)",
+    )
+    parser.add_argument("--init", type=Path, help="an adapter folder (same rank) a new run starts from")
     checkpoints.add_settings_options(parser, GeneratorSettings)
     args = parser.parse_args(argv)
     import torch
@@ -275,10 +309,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     train_set = generator_examples([e for path in args.data for e in parse_jsonl(path).examples], ["train"])
     dev_set = generator_examples(parse_jsonl(args.dev).examples, ["dev"])
+    if args.inputs == "stated":
+        texts = {pid: text for claim in load_claims() for cluster in claim.clusters for pid, text in cluster.members}
+        train_set, dev_set = stated_inputs(train_set, texts), stated_inputs(dev_set, texts)
     log(f"{len(train_set)} error-free train responses, {len(dev_set)} dev")
-    model, record = train(load_language_model(), train_set, dev_set, settings, args.work, log=log)
+    model, record = train(load_language_model(), train_set, dev_set, settings, args.work, init=args.init, log=log)
     record["train_data"] = [str(p) for p in args.data]
     record["dev_data"] = f"{args.dev} (dev split)"
+    record["inputs"] = args.inputs
+    if args.init is not None:
+        record["init"] = json.loads((args.init / "training.json").read_text("utf-8")).get("weights_sha256")
     checkpoints.save_run(model, record, "explorer.training.generator", argv, args.out / STYLE, log)
     return 0
 

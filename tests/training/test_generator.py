@@ -20,6 +20,7 @@ from explorer.training.generator import (
     generator_examples,
     one_per_claim,
     sequence,
+    stated_inputs,
     train,
 )
 from tests.helpers import make_example
@@ -67,6 +68,25 @@ def test_trainer_follows_the_protocol():
             list(inspect.signature(getattr(trainer, detector_name)).parameters)
             == list(inspect.signature(getattr(Trainer, detector_name)).parameters)[1:]
         )
+
+
+def test_stated_inputs_give_each_argument_as_its_answer_states_it():
+    source = {
+        "arguments": [
+            {"perspective": 0, "argument": 0, "pid": 1, "stated_pid": 2},
+            {"perspective": 1, "argument": 0, "pid": 3, "stated_pid": 4},
+        ]
+    }
+    texts = {1: "Uniforms cut bullying.", 2: "Uniforms reduce bullying.", 3: "x", 4: "They limit self-expression."}
+    built = example("a", "train").replace(extra={"perspectrum": source})
+    [stated] = stated_inputs([built, example("written", "train")], texts)  # no stated member recorded: left out
+    assert [p.arguments for p in stated.perspectives] == [
+        ("Uniforms reduce bullying.",),
+        ("They limit self-expression.",),
+    ]
+    assert stated.response == built.response and [p.name for p in stated.perspectives] == ["pro", "con"]
+    partial = built.replace(extra={"perspectrum": {"arguments": source["arguments"][:1]}})
+    assert stated_inputs([partial], texts) == []  # an argument without its stated member: not guessed
 
 
 def test_one_answer_per_claim_in_file_order():
@@ -137,3 +157,8 @@ def test_two_steps_save_reload_and_generate_identically(tmp_path, monkeypatch):
         log=lines.append,
     )
     assert "resumed at step 2" in lines
+    started, still = [], dataclasses.replace(settings, steps=1, learning_rate=0.0)  # a step that changes nothing
+    language_model = load_language_model()
+    train(language_model, train_set, [], still, tmp_path / "new", init=out, log=started.append)
+    assert f"started from the adapter in {out}" in started
+    assert NpovGenerator(language_model).generate(example("a", "train"), few) == trained
