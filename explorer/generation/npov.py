@@ -7,8 +7,8 @@ instruction, `{query: ...}`, then one `{name: {argument} {argument}}` line per p
 its chat template, and answers in the assistant turn; the paper's responses open with a
 sentence that bridges from the query, then verbalize each argument. The paper prompt-tunes a
 5-token soft prompt on about 80 hand-written responses; here a LoRA adapter
-(`explorer.training.generator`, trained on the team-written corpus's error-free responses) does
-that job. The adapter trained for the chosen model is used by default: the user's own
+(`explorer.training.generator`, trained on error-free answers of Perspectrum train claims, last
+on answers that restate their input nearly word for word) does that job. The adapter trained for the chosen model is used by default: the user's own
 (`explorer train --task generator`) first, else the packaged one (`resources/generator/npov`,
 for the packaged SmolLM2; `docs/generator-eval.md` has its before/after figures).
 
