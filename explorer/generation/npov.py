@@ -8,9 +8,10 @@ its chat template, and answers in the assistant turn; the paper's responses open
 sentence that bridges from the query, then verbalize each argument. The paper prompt-tunes a
 5-token soft prompt on about 80 hand-written responses; here a LoRA adapter
 (`explorer.training.generator`, trained on error-free answers of Perspectrum train claims, last
-on answers that restate their input nearly word for word) does that job. The adapter trained for the chosen model is used by default: the user's own
-(`explorer train --task generator`) first, else the packaged one (`resources/generator/npov`,
-for the packaged SmolLM2; `docs/generator-eval.md` has its before/after figures).
+on answers that restate their input nearly word for word) does that job. The adapter trained
+for the chosen model is used by default: the user's own (`explorer train --task generator`)
+first, else the packaged one (`resources/generator/npov`, for the packaged SmolLM2;
+`docs/generator-eval.md` has its before/after figures).
 
 Decoding is greedy by default, so the same input gives the same response; sampling
 (temperature, top-p) is seeded, so it is repeatable for a seed. An input that would not fit
