@@ -171,15 +171,16 @@ _SPECS = (
         "classifier",
         "LM classifier (fine-tuned)",
         "explorer.detectors.classifier:LoraClassifierDetector",
-        response_word_meaning="none: the classifier scores the whole example, not words",
-        argument_word_meaning="none: the classifier scores the whole example, not words",
+        response_word_meaning="P(No) to 'is everything in this word's sentence given by the arguments, or framing?'",
+        argument_word_meaning="P(No) to 'does the response state this word's argument?'",
         cost=SLOW,
         uses_model=True,
         weights=Weights("classifier", tasks=(PAIR_TASK,)),
         trainer="explorer.training.classifier:LoraClassifierTrainer",
         summary="LoRA adapters on the language model, fine-tuned on the team-written corpus of realistic answers "
-        "and Perspectrum-built synthetic errors: P(No) to 'only the given arguments?' and 'every given argument?', "
-        "both asked in one pass (python -m explorer.training.classifier). No word scores.",
+        "and Perspectrum-built synthetic errors: P(No) to one question per response sentence ('given by the "
+        "arguments, or framing?') and per argument ('stated?'), all asked in one pass; the largest is the "
+        "example's score (python -m explorer.training.classifier).",
     ),
     DetectorSpec(
         "classifier_prompt",

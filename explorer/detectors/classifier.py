@@ -7,14 +7,17 @@ the same LM read the same curly-braces input and questions (`explorer.text.promp
 the team-written corpus of realistic answers and Perspectrum-built synthetic errors
 (`explorer.training.classifier`):
 
-- `hallucination` = P("No") to "only the given arguments?", `coverage` = P("No") to "every given
-  argument?", softmax over the two label tokens' logits. One adapter answers both questions in
-  one forward pass: both are asked in the prompt and each label is read right after its
-  question (`classifier_pair_prompt`), so an example costs one pass instead of two;
-- `per_perspective[name]` = the coverage P("No") on the example with only that perspective's
-  arguments (one more pass each, skipped for a one-perspective example).
+- one question per response sentence ("is everything in it given by the arguments, or mere
+  framing?") and one per argument ("does the response state it?"), all asked in one prompt and
+  each answered right after it (`classifier_units_prompt`): one forward pass an example;
+- P("No") to each, softmax over the two label tokens' logits; `hallucination` is the largest
+  over the sentences, `per_perspective[name]` over that perspective's arguments, `coverage`
+  over all of them (the paper's questions are about the whole example: here each sentence and
+  argument is labelled in training, where one bit an example taught this small model nothing);
+- word scores: each response word scores its sentence's P("No"), each argument word its
+  argument's.
 
-No word scores: the classifier reads the example as a whole. The adapter ships for the default
+The adapter ships for the default
 model (SmolLM2-135M-Instruct); one the user trained for the chosen model (in the cache) comes
 first, and a model with none is a `DetectorError` naming what to run.
 """
@@ -22,42 +25,105 @@ first, and a model with none is a `DetectorError` naming what to run.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 import torch
 
-from explorer.data.example import Example
-from explorer.data.labels import PAIR_TASK
-from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
+from explorer.data.example import Example, Span
+from explorer.data.labels import PAIR_TASK, overlaps
+from explorer.detectors.base import (
+    ArgumentWordScore,
+    Detector,
+    DetectorError,
+    DetectorResult,
+    Progress,
+    ResponseWordScore,
+)
 from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
 from explorer.models.identity import folder_digest
 from explorer.models.language_model import LanguageModel, load_language_model
 from explorer.models.trained import TrainedNotFoundError
-from explorer.text.prompts import classifier_pair_prompt
+from explorer.text.claims import sentence_spans
+from explorer.text.prompts import classifier_units_prompt
+from explorer.text.words import DEFAULT_SEGMENTER
 
 
-def pair_input(language_model: LanguageModel, example: Example) -> tuple[torch.Tensor, torch.Tensor]:
-    """(token ids of shape (1, n), the two positions whose next-token logits give the labels:
-    hallucination, coverage). Raises PromptTooLongError: the input is never truncated."""
+@dataclass(frozen=True)
+class UnitInput:
+    """Token ids (1, n) and the positions whose next-token logits answer each question: one per
+    response sentence (`sentences`, character spans), then one per argument (`arguments`, refs)."""
+
+    ids: torch.Tensor
+    positions: torch.Tensor
+    sentences: tuple[Span, ...]
+    arguments: tuple[tuple[int, int], ...]
+
+
+def unit_input(language_model: LanguageModel, example: Example) -> UnitInput:
+    """The classifier's input for `example`. Raises PromptTooLongError: the input is never truncated."""
     tokenizer = language_model.tokenizer
-    head, tail = (
-        tokenizer(part, add_special_tokens=False, return_tensors="pt").input_ids
-        for part in classifier_pair_prompt(example, tokenizer)
-    )
-    ids = torch.cat([head, tail], dim=1)
+    sentences = sentence_spans(example.response)
+    pieces = classifier_units_prompt(example, tokenizer, [example.response[s:e] for s, e in sentences])
+    parts = [tokenizer(piece, add_special_tokens=False, return_tensors="pt").input_ids for piece in pieces]
+    ids = torch.cat(parts, dim=1)
     if ids.shape[1] > language_model.context_length:
         raise PromptTooLongError(ids.shape[1], language_model.context_length, virtual=0)
-    return ids.to(language_model.device), torch.tensor([head.shape[1] - 1, ids.shape[1] - 1])
+    positions = torch.tensor([part.shape[1] for part in parts]).cumsum(0) - 1
+    refs = tuple(
+        (p, a) for p, perspective in enumerate(example.perspectives) for a in range(len(perspective.arguments))
+    )
+    return UnitInput(ids.to(language_model.device), positions, sentences, refs)
 
 
-def pair_logits(model, ids: torch.Tensor, positions: torch.Tensor, label_ids: tuple[int, int]) -> torch.Tensor:
-    """Logits of ("Yes", "No") after each question, shape (2 questions, 2 labels)."""
-    logits = model(input_ids=ids, logits_to_keep=positions.to(ids.device)).logits  # (1, 2, vocabulary)
+def unit_logits(model, item: UnitInput, label_ids: tuple[int, int]) -> torch.Tensor:
+    """Logits of ("Yes", "No") after each question, shape (questions, 2)."""
+    logits = model(input_ids=item.ids, logits_to_keep=item.positions.to(item.ids.device)).logits
     return logits[0][:, list(label_ids)]
+
+
+def unit_targets(example: Example, item: UnitInput) -> torch.Tensor:
+    """1 ("No") for each sentence with a hallucinated character and each uncovered argument."""
+    uncovered = {(u.perspective, u.argument) for u in example.labels.uncovered}
+    hallucinated = [int(overlaps(span, example.labels.hallucinated_spans)) for span in item.sentences]
+    return torch.tensor(hallucinated + [int(ref in uncovered) for ref in item.arguments], device=item.ids.device)
+
+
+def result_from_units(name: str, info: dict, example: Example, item: UnitInput, p_no: list[float]) -> DetectorResult:
+    """Example scores as the maximum P("No") over the sentences (hallucination) and over each
+    perspective's arguments (its coverage); each word scores its sentence's or argument's P("No")."""
+    count = len(item.sentences)
+    by_sentence, by_argument = p_no[:count], dict(zip(item.arguments, p_no[count:], strict=True))
+    segmenter = DEFAULT_SEGMENTER
+    response_words = tuple(
+        ResponseWordScore(w.start, w.end, score)
+        for (start, end), score in zip(item.sentences, by_sentence, strict=True)
+        for w in segmenter.words(example.response)
+        if start <= w.start and w.end <= end
+    )
+    argument_words = tuple(
+        ArgumentWordScore(p, a, w.start, w.end, by_argument[(p, a)])
+        for p, perspective in enumerate(example.perspectives)
+        for a, argument in enumerate(perspective.arguments)
+        for w in segmenter.words(argument)
+    )
+    per_perspective = {
+        perspective.name: max((by_argument[(p, a)] for a in range(len(perspective.arguments))), default=0.0)
+        for p, perspective in enumerate(example.perspectives)
+    }
+    return DetectorResult(
+        detector=name,
+        hallucination=max(by_sentence, default=0.0),
+        coverage=max(per_perspective.values(), default=0.0),
+        per_perspective=per_perspective,
+        response_words=response_words,
+        argument_words=argument_words,
+        info=info,
+    )
 
 
 class LoraClassifierDetector(Detector):
     name = "classifier"
-    version = "1"
+    version = "2"
 
     def __init__(self, model: str | None = None):
         from peft import PeftModel
@@ -75,35 +141,23 @@ class LoraClassifierDetector(Detector):
         self._lock = threading.Lock()  # one model shared by all callers
 
     def config(self) -> dict:
-        return {"adapter": self.digest, "per_perspective": "coverage question per perspective"}
+        return {"adapter": self.digest, "questions": "one per response sentence and per argument"}
 
     def model_identity(self) -> str:
         return f"{self.language_model.identity}+lora({self.digest[:16]})"
 
-    def p_errors(self, example: Example) -> torch.Tensor:
-        """P("No") to each question: (hallucination, coverage)."""
-        try:
-            ids, positions = pair_input(self.language_model, example)
-        except PromptTooLongError as error:
-            raise DetectorError(str(error)) from error
+    def p_no(self, item: UnitInput) -> list[float]:
+        """P("No") to each question of `item`."""
         with self._lock, torch.no_grad():
-            logits = pair_logits(self.peft_model, ids, positions, self.label_ids)
-        return torch.softmax(logits.double(), dim=1)[:, 1]
+            logits = unit_logits(self.peft_model, item, self.label_ids)
+        return torch.softmax(logits.double(), dim=1)[:, 1].tolist()
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
-        several = len(example.perspectives) > 1
-        total = 1 + (len(example.perspectives) if several else 0)
-        hallucination, coverage = (float(p) for p in self.p_errors(example))
+        try:
+            item = unit_input(self.language_model, example)
+        except (PromptTooLongError, ValueError) as error:
+            raise DetectorError(str(error)) from error
+        result = result_from_units(self.name, self.info(), example, item, self.p_no(item))
         if progress is not None:
-            progress(1, total)
-        per_perspective = {}
-        for done, perspective in enumerate(example.perspectives, start=2):
-            if several:
-                per_perspective[perspective.name] = float(
-                    self.p_errors(example.replace(perspectives=(perspective,)))[1]
-                )
-                if progress is not None:
-                    progress(done, total)
-            else:
-                per_perspective[perspective.name] = coverage
-        return DetectorResult.without_words(self, hallucination, coverage, per_perspective)
+            progress(1, 1)
+        return result

@@ -16,6 +16,7 @@ text is recorded, so salience can map prompt tokens back to argument words exact
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from explorer.data.example import Example
@@ -173,18 +174,36 @@ def classifier_prompt(example: Example, tokenizer, error_type: str) -> Prompt:
     return wrap_in_chat(tokenizer, content)
 
 
-def classifier_pair_prompt(example: Example, tokenizer) -> tuple[str, str]:
-    """The fine-tuned classifier's input, asking both questions in one pass: (head, tail).
+# The fine-tuned classifier asks one question per response sentence and per argument, each
+# answered right after it, so one example trains one label per sentence and argument (the
+# example-level questions give one bit each, and 1,000 examples of them taught SmolLM2 nothing).
+CLASSIFIER_UNIT_QUESTIONS = {
+    "hallucination": 'Is everything in "{}" given by the arguments above, or mere framing? Answer Yes or No.',
+    "coverage": 'Does the response state "{}"? Answer Yes or No.',
+}
 
-    The classifier prompt's content with both questions, hallucination first, as the user turn:
-    the hallucination label is read as the next token after `head` (which ends with its
-    question), the coverage label after `head + tail` (the whole prompt, ready for the answer).
-    A causal LM's reading of `head` cannot see the second question, so one forward pass gives
-    what two prompts give the soft-prompt classifier, at half the cost.
+
+def classifier_units_prompt(example: Example, tokenizer, sentences: Sequence[str]) -> list[str]:
+    """The fine-tuned classifier's input, pieces whose ends are where its labels are read.
+
+    The classifier prompt's content with the hallucination question about each of `sentences`
+    (the response's, in order), then the coverage question about each argument (in perspective
+    order), as the user turn; the first piece ends with the first question, each further piece
+    with the next (the last one with the chat template's turn to answer). A causal LM's reading
+    of a question cannot see the ones after it, so one forward pass answers them all as separate
+    prompts would, except that each sees the questions before it.
     """
     arguments = curly_braces_arguments(example)
-    first, second = CLASSIFIER_QUESTIONS["hallucination"], CLASSIFIER_QUESTIONS["coverage"]
-    content = Prompt(f"{arguments.text}\n{{response: {example.response}}}\n{first}\n{second}", arguments.arguments)
-    text = wrap_in_chat(tokenizer, content).text
-    split = text.rfind(f"\n{second}")
-    return text[:split], text[split:]
+    questions = [CLASSIFIER_UNIT_QUESTIONS["hallucination"].format(s) for s in sentences] + [
+        CLASSIFIER_UNIT_QUESTIONS["coverage"].format(a) for p in example.perspectives for a in p.arguments
+    ]
+    if not questions:
+        raise ValueError("nothing to ask: the example has no response sentence and no argument")
+    head = f"{arguments.text}\n{{response: {example.response}}}"
+    text = wrap_in_chat(tokenizer, Prompt(head + "".join(f"\n{q}" for q in questions), arguments.arguments)).text
+    ends, at = [], text.rfind(head) + len(head)
+    for question in questions:
+        at += 1 + len(question)
+        ends.append(at)
+    ends[-1] = len(text)
+    return [text[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]

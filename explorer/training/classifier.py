@@ -5,13 +5,14 @@
     python -m explorer.training.classifier --data ~/.cache/rag-error-explorer/written.jsonl \
         ~/.cache/rag-error-explorer/perspectrum.jsonl --work ~/.cache/rag-error-explorer/classifier-lora-run
 
-Every labelled, unambiguous train-split example of the given files is read (error-free,
-organic and synthetic alike; an ambiguous one has no clear target, as §4.2 says), with one
-target per error type. A step averages the per-example gradients of `batch_size` examples (no
-padding: with left padding the real tokens would sit at shifted positions, so a padded batch
-would train a slightly different input from the one scored); the loss is the cross-entropy of
-the two label logits after each question (`explorer.detectors.classifier.pair_logits`),
-which optimizes exactly the scores read out.
+Every labelled train-split example of the given files is read (error-free, organic, synthetic
+and ambiguous alike: an ambiguous answer's spans say which sentence or argument is wrong), with one
+target per question: a response sentence is "No" when a hallucinated span touches it, an
+argument when it is uncovered (`explorer.detectors.classifier.unit_targets`). A step averages
+the per-example gradients of `batch_size` examples (no padding: with left padding the real
+tokens would sit at shifted positions, so a padded batch would train a slightly different input
+from the one scored); the loss is the cross-entropy of the two label logits after each question
+(`explorer.detectors.classifier.unit_logits`), which optimizes exactly the scores read out.
 
 Chosen on the dev file (`--dev`, default the foreign NPOV dev set: selection only, no gradient
 step ever reads it): every `--eval-every` steps the mean of the hallucination and coverage
@@ -36,8 +37,8 @@ import torch
 from explorer import detectors
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
-from explorer.data.labels import ERROR_TYPES, PAIR_TASK, is_ambiguous
-from explorer.detectors.classifier import pair_input, pair_logits
+from explorer.data.labels import ERROR_TYPES, PAIR_TASK
+from explorer.detectors.classifier import UnitInput, result_from_units, unit_input, unit_logits, unit_targets
 from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
 from explorer.models.language_model import ModelNotFoundError, load_language_model
 from explorer.training import TrainingInputError, TrainingRequest
@@ -67,16 +68,16 @@ class TrainingSettings:
     seed: int = 0
 
 
-def encoded(language_model, examples: Sequence[Example], log) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
-    """(ids, label positions, targets) of each example that fits the model's context."""
+def encoded(language_model, examples: Sequence[Example], log) -> list[tuple[UnitInput, torch.Tensor]]:
+    """(input, targets) of each example that fits the model's context."""
     items = []
     for example in examples:
         try:
-            ids, positions = pair_input(language_model, example)
+            item = unit_input(language_model, example)
         except PromptTooLongError as error:
             log(f"{example.id}: left out of training: {error}")
             continue
-        items.append((ids, positions, torch.tensor([target(example, t) for t in ERROR_TYPES], device=ids.device)))
+        items.append((item, unit_targets(example, item)))
     return items
 
 
@@ -84,14 +85,15 @@ def dev_aucs(model, language_model, examples: Sequence[Example], label_ids) -> d
     """Example-level ROC AUC per error type over `dev_targets`."""
     model.eval()
     with torch.no_grad():
-        scores = []
+        results = []
         for example in examples:
-            ids, positions = pair_input(language_model, example)
-            scores.append(torch.softmax(pair_logits(model, ids, positions, label_ids).double(), dim=1)[:, 1].tolist())
+            item = unit_input(language_model, example)
+            p_no = torch.softmax(unit_logits(model, item, label_ids).double(), dim=1)[:, 1].tolist()
+            results.append(result_from_units("classifier", {}, example, item, p_no))
     aucs = {}
-    for column, error_type in enumerate(ERROR_TYPES):
+    for error_type in ERROR_TYPES:
         pairs = dev_targets(examples, error_type)
-        aucs[error_type] = roc_auc([t for _, t in pairs], [scores[i][column] for i, _ in pairs])
+        aucs[error_type] = roc_auc([t for _, t in pairs], [results[i].score(error_type) for i, _ in pairs])
     return aucs
 
 
@@ -120,8 +122,10 @@ def train(
     )
     model = get_peft_model(language_model.model, config)
     items = encoded(language_model, train_set, log)
-    positives = {t: int(sum(item[2][i] for item in items)) for i, t in enumerate(ERROR_TYPES)}
-    log(f"{len(items)} examples ({positives}), {sum(item[0].shape[1] for item in items)} tokens")
+    positives = {t: sum(target(e, t) for e in train_set) for t in ERROR_TYPES}
+    questions = sum(len(targets) for _, targets in items)
+    no, tokens = int(sum(int(t.sum()) for _, t in items)), sum(i.ids.shape[1] for i, _ in items)
+    log(f"{len(items)} examples ({positives}), {questions} questions ({no} 'No'), {tokens} tokens")
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 10) * max(0.1, 1 - step / settings.steps)
@@ -133,8 +137,8 @@ def train(
             if not order:
                 order.extend(range(len(items)))
                 rng.shuffle(order)
-            ids, positions, targets = items[order.pop()]
-            loss = torch.nn.functional.cross_entropy(pair_logits(model, ids, positions, label_ids), targets)
+            item, targets = items[order.pop()]
+            loss = torch.nn.functional.cross_entropy(unit_logits(model, item, label_ids), targets)
             (loss / settings.batch_size).backward()
             total += loss.item()
         return total / settings.batch_size
@@ -161,7 +165,7 @@ def train(
         started=time.monotonic() - state["seconds"],
         dev_roc_auc=state["aucs"],
         lora=lora,
-        labels_read="P(No) after each question (explorer.text.prompts.classifier_pair_prompt)",
+        labels_read="P(No) after each question (explorer.text.prompts.classifier_units_prompt)",
         train_positives=positives,
         **torch_training(settings, state["losses"], state["best"][0]),
     )
@@ -178,7 +182,7 @@ class LoraClassifierTrainer:
     model_help = "a causal LM, a local HF folder or .gguf file (default: the packaged SmolLM2)"
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
-        train_set = [e for e in request.train_set if not is_ambiguous(e.labels)]
+        train_set = [e for e in request.train_set if is_labelled(e.labels)]
         settings = self.settings(seed=request.seed, **request.steps)
         try:
             return train(
@@ -201,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     settings = parsed_settings(args, TrainingSettings)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    train_set = [e for e in labelled_train(args.data) if not is_ambiguous(e.labels)]
+    train_set = labelled_train(args.data)
     dev_set = [e for e in parse_jsonl(args.dev).examples if is_labelled(e.labels)]
     model, record = train(train_set, dev_set, settings, args.work, model_spec=args.model, log=log)
     record["train_data"] = [str(p) for p in args.data]

@@ -1,6 +1,7 @@
-"""The fine-tuned LM classifier (LoRA): its two-question prompt, the shipped adapter against its
-training record, what a dropped argument does to its score, long inputs, and a tiny training
-run that saves, resumes, reloads and scores identically. Real models, no mocks."""
+"""The fine-tuned LM classifier (LoRA): its prompt of one question per sentence and argument, its
+targets, the shipped adapter against its training record, what a dropped argument does to its
+score, long inputs, and a tiny training run that saves, resumes, reloads and scores identically.
+Real models, no mocks."""
 
 import dataclasses
 import hashlib
@@ -10,14 +11,14 @@ import pytest
 import torch
 
 from explorer import detectors
-from explorer.data.example import Labels
-from explorer.data.labels import PAIR_TASK, is_ambiguous
+from explorer.data.example import Labels, UncoveredArgument
+from explorer.data.labels import PAIR_TASK
 from explorer.data.samples import load_samples
 from explorer.detectors import DetectorError, classifier
 from explorer.detectors.classifier_prompt import label_token_ids
 from explorer.models.language_model import load_language_model
 from explorer.models.trained import TRAINING_FILE
-from explorer.text.prompts import CLASSIFIER_QUESTIONS, classifier_pair_prompt
+from explorer.text.prompts import CLASSIFIER_UNIT_QUESTIONS, classifier_units_prompt
 from explorer.training import classifier as training
 from explorer.training.data import data_digest, labelled_train, save_peft
 from tests.helpers import make_example
@@ -42,14 +43,21 @@ class NoTemplate:
     chat_template = None
 
 
-def test_the_prompt_asks_hallucination_first_and_reads_it_before_the_coverage_question():
-    head, tail = classifier_pair_prompt(labelled("x", CLEAN), NoTemplate())
-    assert head == (
+SENTENCES = ["Taxes cut sugar intake.", "Critics say they hurt poor families."]
+RESPONSE = " ".join(SENTENCES)
+
+
+def test_the_prompt_asks_about_each_sentence_then_each_argument():
+    pieces = classifier_units_prompt(labelled("x", CLEAN, RESPONSE), NoTemplate(), SENTENCES)
+    ask = CLASSIFIER_UNIT_QUESTIONS
+    assert pieces == [
         "{query: Should sugary drinks be taxed?}\n{pro: {Taxes reduce sugar consumption.}}\n"
-        "{con: {Taxes hurt poor families.}}\n{response: Taxes cut sugar intake, but they hurt poor families.}\n"
-        f"{CLASSIFIER_QUESTIONS['hallucination']}"
-    )
-    assert tail == f"\n{CLASSIFIER_QUESTIONS['coverage']}\n\n"
+        f"{{con: {{Taxes hurt poor families.}}}}\n{{response: {RESPONSE}}}\n"
+        f"{ask['hallucination'].format(SENTENCES[0])}",
+        f"\n{ask['hallucination'].format(SENTENCES[1])}",
+        f"\n{ask['coverage'].format('Taxes reduce sugar consumption.')}",
+        f"\n{ask['coverage'].format('Taxes hurt poor families.')}\n\n",  # ready for the answer
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -58,11 +66,22 @@ def language_model():
 
 
 def test_labels_are_read_right_after_each_question(language_model):
-    ids, positions = classifier.pair_input(language_model, labelled("x", CLEAN))
+    item = classifier.unit_input(language_model, labelled("x", CLEAN, RESPONSE))
     tokenizer = language_model.tokenizer
-    assert tokenizer.decode(ids[0, : positions[0] + 1]).endswith(CLASSIFIER_QUESTIONS["hallucination"])
-    assert positions[1] == ids.shape[1] - 1
-    assert tokenizer.decode(ids[0]).endswith("<|im_start|>assistant\n")
+    read = [tokenizer.decode(item.ids[0, : p + 1]) for p in item.positions]
+    assert read[0].endswith(CLASSIFIER_UNIT_QUESTIONS["hallucination"].format(SENTENCES[0]))
+    assert read[2].endswith(CLASSIFIER_UNIT_QUESTIONS["coverage"].format("Taxes reduce sugar consumption."))
+    assert item.positions[-1] == item.ids.shape[1] - 1 and read[-1].endswith("<|im_start|>assistant\n")
+    assert [RESPONSE[s:e] for s, e in item.sentences] == SENTENCES and item.arguments == ((0, 0), (1, 0))
+
+
+def test_a_sentence_with_an_invented_character_and_an_uncovered_argument_are_the_no_targets(language_model):
+    invented = RESPONSE.index("poor")
+    labels = dataclasses.replace(
+        CLEAN, hallucinated_spans=((invented, invented + 4),), uncovered=(UncoveredArgument(0, 0),)
+    )
+    example = labelled("x", labels, RESPONSE)
+    assert classifier.unit_targets(example, classifier.unit_input(language_model, example)).tolist() == [0, 1, 1, 0]
 
 
 def test_the_shipped_adapter_matches_its_training_record(written_file, perspectrum_file):
@@ -72,7 +91,7 @@ def test_the_shipped_adapter_matches_its_training_record(written_file, perspectr
     assert hashlib.sha256(weights.read_bytes()).hexdigest() == record["weights_sha256"]
     assert weights.stat().st_size < 10_000_000
     assert record["task"] == PAIR_TASK and record["model"] == load_language_model().identity
-    train_set = [e for e in labelled_train([written_file, perspectrum_file]) if not is_ambiguous(e.labels)]
+    train_set = labelled_train([written_file, perspectrum_file])
     assert record["train_examples"] == len(train_set)
     assert record["train_data_sha256"] == data_digest(train_set, PAIR_TASK)
     assert record["kept_step"] in [step for step, _ in record["dev_roc_auc"]]
@@ -94,15 +113,20 @@ def test_a_dropped_argument_raises_the_coverage_score(detector):
 
 @pytest.mark.slow
 def test_scores_match_the_label_logits_computed_by_hand(detector):
-    example = labelled("two-sides", CLEAN)  # exact whatever the text: a short one passes the model quickly
+    example = labelled("two-sides", CLEAN, RESPONSE)  # exact whatever the text: a short one is quick
     result = detector.score(example)
-    ids, positions = classifier.pair_input(detector.language_model, example)
+    item = classifier.unit_input(detector.language_model, example)
     yes, no = label_token_ids(detector.language_model.tokenizer)
     with torch.no_grad():
-        logits = detector.peft_model(input_ids=ids).logits[0]
-    by_hand = [float(torch.softmax(logits[p, [yes, no]].double(), 0)[1]) for p in positions]
-    assert [result.hallucination, result.coverage] == pytest.approx(by_hand, abs=1e-5)
-    assert result.response_words == () and result.argument_words == ()
+        logits = detector.peft_model(input_ids=item.ids).logits[0]
+    first, second, pro, con = (float(torch.softmax(logits[p, [yes, no]].double(), 0)[1]) for p in item.positions)
+    assert result.hallucination == pytest.approx(max(first, second), abs=1e-5)
+    assert dict(result.per_perspective) == pytest.approx({"pro": pro, "con": con}, abs=1e-5)
+    assert result.coverage == pytest.approx(max(pro, con), abs=1e-5)
+    words = {RESPONSE[w.start : w.end]: w.score for w in result.response_words}
+    assert words["cut"] == pytest.approx(first, abs=1e-5) and words["Critics"] == pytest.approx(second, abs=1e-5)
+    con_words = [w.score for w in result.argument_words if w.perspective == 1]
+    assert con_words and con_words == pytest.approx([con] * len(con_words), abs=1e-5)
     assert detector.digest[:16] in detector.model_identity()
 
 
@@ -132,8 +156,8 @@ def test_a_tiny_run_resumes_saves_and_reloads_with_the_same_scores(language_mode
 
     def scores(peft_model):
         with torch.no_grad():
-            inputs = [classifier.pair_input(language_model, e) for e in examples]
-            return [torch.softmax(classifier.pair_logits(peft_model, *i, label_ids), 1) for i in inputs]
+            inputs = [classifier.unit_input(language_model, e) for e in examples]
+            return [torch.softmax(classifier.unit_logits(peft_model, i, label_ids), 1) for i in inputs]
 
     trained = scores(model)
     save_peft(model, record, tmp_path / "saved")
