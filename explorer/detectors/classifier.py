@@ -14,7 +14,8 @@ the team-written corpus of realistic answers and Perspectrum-built synthetic err
   over the sentences, `per_perspective[name]` over that perspective's arguments, `coverage`
   over all of them (the paper's questions are about the whole example: here each sentence and
   argument is labelled in training, where one bit an example taught this small model nothing);
-- word scores: each response word scores its sentence's P("No"), each argument word its
+- word scores: each content word of the response scores its sentence's P("No"), each of an
+  argument's its
   argument's.
 
 The adapter ships for the default
@@ -97,14 +98,14 @@ def result_from_units(name: str, info: dict, example: Example, item: UnitInput, 
     response_words = tuple(
         ResponseWordScore(w.start, w.end, score)
         for (start, end), score in zip(item.sentences, by_sentence, strict=True)
-        for w in segmenter.words(example.response)
+        for w in segmenter.content_words(example.response)
         if start <= w.start and w.end <= end
     )
     argument_words = tuple(
         ArgumentWordScore(p, a, w.start, w.end, by_argument[(p, a)])
         for p, perspective in enumerate(example.perspectives)
         for a, argument in enumerate(perspective.arguments)
-        for w in segmenter.words(argument)
+        for w in segmenter.content_words(argument)
     )
     per_perspective = {
         perspective.name: max((by_argument[(p, a)] for a in range(len(perspective.arguments))), default=0.0)
