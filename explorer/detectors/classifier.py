@@ -14,9 +14,8 @@ the team-written corpus of realistic answers and Perspectrum-built synthetic err
   over the sentences, `per_perspective[name]` over that perspective's arguments, `coverage`
   over all of them (the paper's questions are about the whole example: here each sentence and
   argument is labelled in training, where one bit an example taught this small model nothing);
-- word scores: each content word of the response scores its sentence's P("No"), each of an
-  argument's its
-  argument's.
+- word scores: each content word of the response scores its sentence's P("No"), each content
+  word of an argument that argument's.
 
 The adapter ships for the default
 model (SmolLM2-135M-Instruct); one the user trained for the chosen model (in the cache) comes
