@@ -31,21 +31,13 @@ import torch
 
 from explorer.data.example import Example, Span
 from explorer.data.labels import PAIR_TASK, overlaps
-from explorer.detectors.base import (
-    ArgumentWordScore,
-    Detector,
-    DetectorError,
-    DetectorResult,
-    Progress,
-    ResponseWordScore,
-)
+from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
 from explorer.models.identity import folder_digest
 from explorer.models.language_model import LanguageModel, load_language_model
 from explorer.models.trained import TrainedNotFoundError
 from explorer.text.claims import sentence_spans
 from explorer.text.prompts import classifier_units_prompt
-from explorer.text.words import DEFAULT_SEGMENTER
 
 
 @dataclass(frozen=True)
@@ -88,37 +80,14 @@ def unit_targets(example: Example, item: UnitInput) -> torch.Tensor:
     return torch.tensor(hallucinated + [int(ref in uncovered) for ref in item.arguments], device=item.ids.device)
 
 
-def result_from_units(name: str, info: dict, example: Example, item: UnitInput, p_no: list[float]) -> DetectorResult:
-    """Example scores as the maximum P("No") over the sentences (hallucination) and over each
-    perspective's arguments (its coverage); each word scores its sentence's or argument's P("No")."""
+def unit_scores(
+    item: UnitInput, p_no: list[float]
+) -> tuple[list[tuple[int, int, float]], dict[tuple[int, int], float]]:
+    """P("No") to each question as `DetectorResult.from_units` reads pieces: each sentence's span
+    with its score, and each argument's score."""
     count = len(item.sentences)
-    by_sentence, by_argument = p_no[:count], dict(zip(item.arguments, p_no[count:], strict=True))
-    segmenter = DEFAULT_SEGMENTER
-    response_words = tuple(
-        ResponseWordScore(w.start, w.end, score)
-        for (start, end), score in zip(item.sentences, by_sentence, strict=True)
-        for w in segmenter.content_words(example.response)
-        if start <= w.start and w.end <= end
-    )
-    argument_words = tuple(
-        ArgumentWordScore(p, a, w.start, w.end, by_argument[(p, a)])
-        for p, perspective in enumerate(example.perspectives)
-        for a, argument in enumerate(perspective.arguments)
-        for w in segmenter.content_words(argument)
-    )
-    per_perspective = {
-        perspective.name: max((by_argument[(p, a)] for a in range(len(perspective.arguments))), default=0.0)
-        for p, perspective in enumerate(example.perspectives)
-    }
-    return DetectorResult(
-        detector=name,
-        hallucination=max(by_sentence, default=0.0),
-        coverage=max(per_perspective.values(), default=0.0),
-        per_perspective=per_perspective,
-        response_words=response_words,
-        argument_words=argument_words,
-        info=info,
-    )
+    sentences = [(start, end, score) for (start, end), score in zip(item.sentences, p_no[:count], strict=True)]
+    return sentences, dict(zip(item.arguments, p_no[count:], strict=True))
 
 
 class LoraClassifierDetector(Detector):
@@ -157,7 +126,7 @@ class LoraClassifierDetector(Detector):
             item = unit_input(self.language_model, example)
         except (PromptTooLongError, ValueError) as error:
             raise DetectorError(str(error)) from error
-        result = result_from_units(self.name, self.info(), example, item, self.p_no(item))
+        result = DetectorResult.from_units(self, example, *unit_scores(item, self.p_no(item)))
         if progress is not None:
             progress(1, 1)
         return result

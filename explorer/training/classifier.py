@@ -38,7 +38,7 @@ from explorer import detectors
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES, PAIR_TASK
-from explorer.detectors.classifier import UnitInput, result_from_units, unit_input, unit_logits, unit_targets
+from explorer.detectors.classifier import UnitInput, unit_input, unit_logits, unit_scores, unit_targets
 from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
 from explorer.models.language_model import ModelNotFoundError, load_language_model
 from explorer.training import TrainingInputError, TrainingRequest
@@ -85,15 +85,22 @@ def dev_aucs(model, language_model, examples: Sequence[Example], label_ids) -> d
     """Example-level ROC AUC per error type over `dev_targets`."""
     model.eval()
     with torch.no_grad():
-        results = []
+        scores = []
         for example in examples:
             item = unit_input(language_model, example)
             p_no = torch.softmax(unit_logits(model, item, label_ids).double(), dim=1)[:, 1].tolist()
-            results.append(result_from_units("classifier", {}, example, item, p_no))
+            sentences, arguments = unit_scores(item, p_no)
+            # The detector's example scores (DetectorResult.from_units): the worst sentence, the worst argument.
+            scores.append(
+                {
+                    "hallucination": max((score for *_, score in sentences), default=0.0),
+                    "coverage": max(arguments.values(), default=0.0),
+                }
+            )
     aucs = {}
     for error_type in ERROR_TYPES:
         pairs = dev_targets(examples, error_type)
-        aucs[error_type] = roc_auc([t for _, t in pairs], [results[i].score(error_type) for i, _ in pairs])
+        aucs[error_type] = roc_auc([t for _, t in pairs], [scores[i][error_type] for i, _ in pairs])
     return aucs
 
 

@@ -44,6 +44,7 @@ from typing import Any
 from explorer import detectors
 from explorer.data.example import Example, Perspective
 from explorer.data.labels import is_error_free
+from explorer.data.perspectrum import SOURCE_FIELD
 from explorer.generation.npov import GENERATOR, STYLE, NpovGenerator
 from explorer.models.language_model import LanguageModel, ModelNotFoundError, load_language_model
 from explorer.text.prompts import end_of_turn_id
@@ -77,7 +78,7 @@ def stated_inputs(examples: Sequence[Example], texts: Mapping[int, str]) -> list
     `docs/generator-eval.md`). Examples that record no stated member (the written corpus) are left out."""
     made = []
     for example in examples:
-        entries = (example.extra.get("perspectrum") or {}).get("arguments") or []
+        entries = (example.extra.get(SOURCE_FIELD) or {}).get("arguments") or []
         stated = {(e["perspective"], e["argument"]): texts.get(e.get("stated_pid")) for e in entries}
         refs = [(p, a) for p, perspective in enumerate(example.perspectives) for a in range(len(perspective.arguments))]
         if not refs or not all(stated.get(ref) for ref in refs):
