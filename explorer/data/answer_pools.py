@@ -14,6 +14,7 @@ drawn at build time (`fill`), so one template gives many different sentences.
 from __future__ import annotations
 
 import random
+import re
 
 QUERIES = (
     "Is it true that {c}?",
@@ -27,6 +28,27 @@ QUERIES = (
     "What do people think about the idea that {c}?",
     "Pros and cons: {c}?",
 )
+QUESTION_CHANCE = 0.4  # of the claims `yes_no_question` can turn, how many users ask that way
+
+# The auxiliary a yes/no question fronts, as that question writes it ("must" reads as "should").
+_FRONTED = {"is": "Is", "are": "Are", "should": "Should", "must": "Should", "can": "Can", "will": "Will"}
+_AUXILIARY = re.compile(r"\b(is|are|should|must|can|will)\b(?! (?:not|n't)\b)")
+
+
+def yes_no_question(claim: str) -> str | None:
+    """The claim asked the way users ask ("school uniforms should be required" -> "Should school
+    uniforms be required?"), or None when its first auxiliary does not follow a short subject.
+
+    Real queries are questions like this far more often than "Is it true that ...?", and a
+    generator must learn to restate such a question as the statement it asks about."""
+    match = _AUXILIARY.search(claim)
+    if match is None:
+        return None
+    subject, rest = claim[: match.start()].strip(), claim[match.end() :].strip()
+    if not subject or not rest or len(subject.split()) > 8 or any(c in subject for c in ",;:()"):
+        return None
+    return f"{_FRONTED[match.group(1)]} {subject} {rest}?"
+
 
 OPENERS = (
     "Whether {c} is a question people answer differently.",

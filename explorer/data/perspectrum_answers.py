@@ -136,6 +136,10 @@ def plan_answer(source: Source, rng: random.Random) -> Plan:
         parts.reverse()
     claim = casing.inner(source.claim.text)
     query = rng.choice(pools.QUERIES).format(c=claim)
+    # Its own draw, so that the rest of the plan (and every answer built from it) stays as before.
+    question = pools.yes_no_question(claim)
+    if question is not None and random.Random(f"question\n{claim}\n{query}").random() < pools.QUESTION_CHANCE:
+        query = question
     opener = frame_line(rng, pools.OPENERS, claim) if rng.random() < 0.8 else None
     closer = frame_line(rng, pools.CLOSERS, claim) if rng.random() < 0.65 else None
     return Plan(_cap(query), claim, parts, opener, closer, style)

@@ -9,6 +9,7 @@ import pathlib
 import pytest
 
 from explorer.data import answer_styles, perspectrum, perspectrum_answers, perspectrum_claims
+from explorer.data.answer_pools import yes_no_question
 from explorer.data.jsonl import parse_jsonl, write_jsonl
 from explorer.data.perspectrum_responses import Casing
 from tests.data.conftest import SECRET
@@ -178,3 +179,13 @@ def test_invented_arguments_keeps_the_answers_that_invent_an_argument_and_change
     dropped = [e for e in every if e.to_dict() not in [k.to_dict() for k in some]]
     assert dropped and all(e.labels.kind == "organic" and e.labels.hallucination for e in dropped)
     assert [e.to_dict() for e in some] == [e.to_dict() for e in every if e not in dropped]
+
+
+def test_yes_no_question_fronts_the_claims_auxiliary():
+    assert yes_no_question("school uniforms should be required") == "Should school uniforms be required?"
+    assert yes_no_question("homework must be banned") == "Should homework be banned?"
+    assert yes_no_question("it is time to stop buying bottled water") == "Is it time to stop buying bottled water?"
+    # No auxiliary to front, a negated one, or no short plain subject before it: no question.
+    assert yes_no_question("we have to teach creationism") is None
+    assert yes_no_question("governments should not ban smoking") is None
+    assert yes_no_question("the rule, which many say is fair, should stay") is None
