@@ -91,6 +91,12 @@ def stated_inputs(examples: Sequence[Example], texts: Mapping[int, str]) -> list
     return made
 
 
+def with_arguments(examples: Sequence[Example], least: int) -> list[Example]:
+    """The examples whose input gives at least `least` arguments. The builds give most claims one
+    argument a side, and the packaged model drops arguments from longer inputs (`docs/generator-eval.md`)."""
+    return [e for e in examples if sum(len(p.arguments) for p in e.perspectives) >= least]
+
+
 def one_per_claim(examples: Sequence[Example], count: int) -> list[Example]:
     """The first example of each of the first `count` claims (topics), in file order."""
     seen: dict[str, Example] = {}
@@ -301,6 +307,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="stated: each argument becomes the Perspectrum sentence its answer states (stated_inputs)",
     )
     parser.add_argument("--init", type=Path, help="an adapter folder (same rank) a new run starts from")
+    parser.add_argument(
+        "--min-arguments", type=int, default=1, help="train only on inputs giving at least this many arguments"
+    )
     checkpoints.add_settings_options(parser, GeneratorSettings)
     args = parser.parse_args(argv)
     import torch
@@ -313,11 +322,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.inputs == "stated":
         texts = {pid: text for claim in load_claims() for cluster in claim.clusters for pid, text in cluster.members}
         train_set, dev_set = stated_inputs(train_set, texts), stated_inputs(dev_set, texts)
+    train_set = with_arguments(train_set, args.min_arguments)
     log(f"{len(train_set)} error-free train responses, {len(dev_set)} dev")
     model, record = train(load_language_model(), train_set, dev_set, settings, args.work, init=args.init, log=log)
     record["train_data"] = [str(p) for p in args.data]
     record["dev_data"] = f"{args.dev} (dev split)"
     record["inputs"] = args.inputs
+    record["min_arguments"] = args.min_arguments
     if args.init is not None:
         record["init"] = json.loads((args.init / "training.json").read_text("utf-8")).get("weights_sha256")
     checkpoints.save_run(model, record, "explorer.training.generator", argv, args.out / STYLE, log)

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from explorer.config import shipped_weights
-from explorer.data.example import Labels
+from explorer.data.example import Labels, Perspective
 from explorer.generation.backends import Backend, load_generator
 from explorer.generation.npov import GENERATOR, STYLE, GenerationSettings, NpovGenerator, find_adapter
 from explorer.models.identity import model_identity
@@ -22,6 +22,7 @@ from explorer.training.generator import (
     sequence,
     stated_inputs,
     train,
+    with_arguments,
 )
 from tests.helpers import make_example
 
@@ -87,6 +88,13 @@ def test_stated_inputs_give_each_argument_as_its_answer_states_it():
     assert stated.response == built.response and [p.name for p in stated.perspectives] == ["pro", "con"]
     partial = built.replace(extra={"perspectrum": {"arguments": source["arguments"][:1]}})
     assert stated_inputs([partial], texts) == []  # an argument without its stated member: not guessed
+
+
+def test_min_arguments_keeps_the_longer_inputs():
+    two = example("two", "train")
+    three = two.replace(id="three", perspectives=two.perspectives + (Perspective("other", ("A third view.",)),))
+    assert [e.id for e in with_arguments([two, three], 3)] == ["three"]
+    assert [e.id for e in with_arguments([two, three], 1)] == ["two", "three"]
 
 
 def test_one_answer_per_claim_in_file_order():
