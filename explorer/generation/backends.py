@@ -70,4 +70,5 @@ def _in_process(model: str, adapter: str) -> Generator:
         chosen = Path(adapter)
         if not chosen.is_dir():
             raise ValueError(f"adapter {chosen} is not a folder")
-    return NpovGenerator(language_model, chosen)
+    # The adapters restate their input, which is what the guard's test of "stated" relies on.
+    return NpovGenerator(language_model, chosen, guard=chosen is not None)

@@ -29,6 +29,7 @@ from typing import Any
 from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.generation.base import DEFAULT_SETTINGS, GenerationSettings, Generator
+from explorer.generation.coverage_guard import CoverageGuard
 from explorer.models.language_model import LanguageModel
 from explorer.models.trained import ADAPTER_FILE, TrainedNotFoundError, find_trained
 from explorer.text.prompts import npov_prompt, turn_token_ids
@@ -65,9 +66,10 @@ class NpovGenerator(Generator):
     With an adapter, PEFT merges it into `language_model.model`'s weights: give the generator a
     language model of its own (`explorer.generation.backends` loads one per generator)."""
 
-    def __init__(self, language_model: LanguageModel, adapter: Path | None = None):
+    def __init__(self, language_model: LanguageModel, adapter: Path | None = None, *, guard: bool = False):
         self.language_model = language_model
         self.adapter = adapter
+        self.guard = guard  # `explorer.generation.coverage_guard`, for a model that restates its input
         self.model = language_model.model
         self.adapter_digest = None
         if adapter is not None:
@@ -83,7 +85,8 @@ class NpovGenerator(Generator):
     def identity(self) -> str:
         """The model's identity, plus the adapter's digest when one is used."""
         base = self.language_model.identity
-        return f"{base}+adapter({self.adapter_digest[:16]})" if self.adapter_digest else base
+        with_adapter = f"{base}+adapter({self.adapter_digest[:16]})" if self.adapter_digest else base
+        return f"{with_adapter}+coverage-guard" if self.guard else with_adapter
 
     @property
     def generated_by(self) -> dict[str, str]:
@@ -112,7 +115,7 @@ class NpovGenerator(Generator):
     ) -> str:
         """See `Generator.generate`; an input beyond the model's context raises `ContextTooLongError`."""
         import torch
-        from transformers import StoppingCriteria, StoppingCriteriaList, TextStreamer
+        from transformers import LogitsProcessorList, StoppingCriteria, StoppingCriteriaList, TextStreamer
 
         self.check_fits(example, settings.max_new_tokens)
         ids = self.prompt_ids(example)
@@ -143,6 +146,9 @@ class NpovGenerator(Generator):
                 streamer=Stream(tokenizer, skip_prompt=True, skip_special_tokens=True) if on_text else None,
                 pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
                 eos_token_id=turn_token_ids(tokenizer),
+                logits_processor=LogitsProcessorList(
+                    [CoverageGuard(tokenizer, example, ids.shape[1], turn_token_ids(tokenizer))] if self.guard else []
+                ),
                 **options,
             )
         return tokenizer.decode(output[0, ids.shape[1] :], skip_special_tokens=True).strip()

@@ -118,7 +118,10 @@ def test_the_generator_uses_the_packaged_adapter_by_default(tmp_path, monkeypatc
     record = json.loads((PACKAGED / TRAINING_FILE).read_text())
     generator = load_generator(Backend())
     assert generator.adapter == PACKAGED
-    assert generator.generated_by["model"] == f"{record['model']}+adapter({record['weights_sha256'][:16]})"
+    # With its adapter, the generator decodes under the coverage guard (and says so).
+    assert (
+        generator.generated_by["model"] == f"{record['model']}+adapter({record['weights_sha256'][:16]})+coverage-guard"
+    )
     assert load_generator(Backend(adapter="none")).generated_by["model"] == record["model"]
 
 

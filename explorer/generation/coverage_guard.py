@@ -1,0 +1,91 @@
+"""Decoding that does not close a side's section while one of that side's arguments is unstated.
+
+The packaged generator restates its arguments nearly word for word, and its misses are almost
+all dropped arguments: it writes two arguments of a side, then a blank line and the other side
+(`docs/generator-eval.md`). The guard is a logits processor: while the section being written (the
+text since the last blank line) states arguments of one side only and another argument of that
+side is stated nowhere yet, a blank line, the end of the turn and (after a line break) a second
+line break are not allowed, so the model writes its next most likely continuation: usually
+another "They also argue that ..." sentence or bullet. Everything else is the model's own choice:
+greedy decoding stays greedy among the tokens left, and a section stating both sides at once
+(one paragraph for the whole answer) is never held.
+
+An argument counts as stated when most of the content stems it adds to the query occur in the
+text (`STATED`): the adapter copies, so a looser match would let another argument pass for it.
+Once `PATIENCE` tokens pass without a new argument stated, the guard lets go for good, so it never
+makes the model loop to the token limit. It runs in this process only (a server's decoding is
+its own); `explorer.generation.backends` turns it on with an adapter, since the base model
+paraphrases and its arguments would rarely count as stated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from explorer.data.example import Example
+from explorer.text.words import DEFAULT_SEGMENTER
+
+STATED = 0.7  # share of an argument's content stems that must occur for it to count as stated
+TIE = 0.1  # a sentence states every argument whose share is this close to its best one's
+PATIENCE = 40  # tokens the model gets to state a new argument while the guard holds
+
+
+def _shares(text: str, arguments: Sequence[frozenset[str]]) -> list[float]:
+    """The share of each argument's content stems that occur in `text`."""
+    present = set(DEFAULT_SEGMENTER.content_stems(text))
+    return [len(stems & present) / len(stems) if stems else 1.0 for stems in arguments]
+
+
+@lru_cache(maxsize=4)
+def _line_tokens(tokenizer) -> tuple[list[int], list[int]]:
+    """The ids of the tokens that hold a blank line, and of those that start a line."""
+    pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+    texts = [tokenizer.convert_tokens_to_string([piece]) if piece else "" for piece in pieces]
+    return [i for i, t in enumerate(texts) if "\n\n" in t], [i for i, t in enumerate(texts) if t.startswith("\n")]
+
+
+class CoverageGuard:
+    """A `transformers` logits processor for one prompt (batch of one) of `example`."""
+
+    def __init__(self, tokenizer, example: Example, prompt_length: int, stop_ids: Sequence[int]):
+        self.tokenizer, self.prompt_length, self.stop_ids = tokenizer, prompt_length, list(stop_ids)
+        # A restated question ("Is rail travel the best mode of transport?") must not pass for an
+        # argument built on its words ("Bicycles are the best mode of transport"): only the words
+        # an argument adds to the query show that it is stated.
+        query = frozenset(DEFAULT_SEGMENTER.content_stems(example.query))
+        self.arguments = []
+        for perspective in example.perspectives:
+            for argument in perspective.arguments:
+                stems = frozenset(DEFAULT_SEGMENTER.content_stems(argument))
+                self.arguments.append(stems - query or stems)
+        self.side = [p for p, perspective in enumerate(example.perspectives) for _ in perspective.arguments]
+        self.breaks, self.newlines = _line_tokens(tokenizer)
+        self.stated, self.since = 0, 0  # how many arguments were stated, since which token
+
+    def section_sides(self, section: str) -> set[int]:
+        """The sides of the arguments the section's sentences state: in each sentence, the best
+        matches only (within `TIE`), since the two sides' arguments often share most of their words
+        ("a vegetarian diet can help alleviate world hunger" / "... will not help ...")."""
+        sides = set()
+        for sentence in re.split(r"(?<=[.!?])\s+|\n+", section):
+            shares = _shares(sentence, self.arguments)
+            best = max(shares, default=0.0)
+            sides |= {self.side[i] for i, share in enumerate(shares) if share >= max(STATED, best - TIE)}
+        return sides
+
+    def __call__(self, input_ids, scores):
+        written = input_ids.shape[1] - self.prompt_length
+        text = self.tokenizer.decode(input_ids[0, self.prompt_length :], skip_special_tokens=True)
+        unstated = {i for i, share in enumerate(_shares(text, self.arguments)) if share < STATED}
+        if len(self.arguments) - len(unstated) > self.stated:
+            self.stated, self.since = len(self.arguments) - len(unstated), written
+        if not unstated or written - self.since > PATIENCE:
+            return scores
+        sides = self.section_sides(text[text.rfind("\n\n") + 1 :])
+        if len(sides) == 1 and any(self.side[i] in sides for i in unstated):
+            scores[:, self.breaks + self.stop_ids] = float("-inf")
+            if text.endswith("\n"):
+                scores[:, self.newlines] = float("-inf")
+        return scores

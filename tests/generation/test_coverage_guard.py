@@ -1,0 +1,74 @@
+import pytest
+import torch
+
+from explorer.generation import coverage_guard
+from explorer.generation.coverage_guard import CoverageGuard
+from explorer.generation.npov import NpovGenerator
+from explorer.models.language_model import load_language_model
+from explorer.text.prompts import turn_token_ids
+from tests.helpers import make_example
+
+RAIL = make_example(
+    "",
+    ("pro", ["Rail travel is often faster.", "Trains run often and alert you to delays."]),
+    ("con", ["Bicycles are the best mode of transport for the future.", "Trains bring a risk of crashes."]),
+    query="Is rail travel the best mode of transport for the future?",
+)
+PROMPT = "Answer:\n"
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return load_language_model().tokenizer
+
+
+def banned(tokenizer, text: str, guard: CoverageGuard | None = None) -> dict[str, bool]:
+    """Which of a blank line, the end of the turn and a new line the guard forbids after `text`."""
+    guard = guard or CoverageGuard(tokenizer, RAIL, len(tokenizer(PROMPT)["input_ids"]), turn_token_ids(tokenizer))
+    ids = torch.tensor([tokenizer(PROMPT + text)["input_ids"]])
+    scores = guard(ids, torch.zeros(1, len(tokenizer)))
+    token = {name: tokenizer(piece, add_special_tokens=False)["input_ids"][0] for name, piece in NEXT.items()}
+    token["end of turn"] = turn_token_ids(tokenizer)[0]
+    return {name: bool(scores[0, i] == float("-inf")) for name, i in token.items()}
+
+
+NEXT = {"blank line": "\n\n", "new line": "\n"}
+
+
+def test_a_side_is_held_open_while_one_of_its_arguments_is_unstated(tokenizer):
+    one = banned(tokenizer, "Supporters say rail travel is often faster.")
+    assert one == {"blank line": True, "new line": False, "end of turn": True}
+    both = "Supporters say rail travel is often faster. Trains run often and alert you to delays."
+    assert not any(banned(tokenizer, both).values())  # the pro side is complete: the model may move on
+    # In a list, a line of its own is allowed (the next bullet), a second one is not.
+    assert banned(tokenizer, "**For**\n- Rail travel is often faster.\n")["new line"]
+
+
+def test_a_restated_question_does_not_pass_for_an_argument_built_on_its_words(tokenizer):
+    # "Bicycles are the best mode of transport for the future" shares all but one content word
+    # with the query; restating the query states no argument, so nothing is held.
+    assert not any(banned(tokenizer, "**Is rail travel the best mode of transport for the future?**").values())
+    # The con side once started: "Bicycles" still to come.
+    assert banned(tokenizer, "Critics fear that trains bring a risk of crashes.")["blank line"]
+
+
+def test_a_section_stating_both_sides_is_not_held(tokenizer):
+    # One paragraph for both sides (the terse style): which side it still owes is unclear.
+    text = "Rail travel is often faster, yet bicycles are the best mode of transport for the future."
+    assert not any(banned(tokenizer, text).values())
+
+
+def test_the_guard_lets_go_when_no_new_argument_comes(tokenizer, monkeypatch):
+    guard = CoverageGuard(tokenizer, RAIL, len(tokenizer(PROMPT)["input_ids"]), turn_token_ids(tokenizer))
+    text = "Supporters say rail travel is often faster."
+    assert banned(tokenizer, text, guard)["blank line"]
+    monkeypatch.setattr(coverage_guard, "PATIENCE", 5)
+    assert not any(banned(tokenizer, text + " It is also very, very, very comfortable to ride.", guard).values())
+
+
+@pytest.mark.slow
+def test_the_guarded_generator_names_itself():
+    # The identity is recorded with every generated answer and keys the result cache.
+    language_model = load_language_model()
+    assert NpovGenerator(language_model, guard=True).identity == f"{language_model.identity}+coverage-guard"
+    assert NpovGenerator(language_model).identity == language_model.identity
