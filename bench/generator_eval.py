@@ -37,12 +37,13 @@ def main(argv=None) -> int:
     parser.add_argument("--skip", type=int, default=0, help="of those, skip the first N (to split a run in two)")
     parser.add_argument("--no-check", action="store_true", help="skip the verdict detector's check (saves CPU)")
     parser.add_argument("--adapter", default="auto", help="auto (the packaged or user's adapter), none, or a folder")
+    parser.add_argument("--no-guard", action="store_true", help="decode without the coverage guard")
     args = parser.parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
     examples = [e for e in parse_jsonl(args.data).examples if args.split is None or e.split == args.split]
-    generator = load_generator(Backend(adapter=args.adapter))
+    generator = load_generator(Backend(adapter=args.adapter, guard=not args.no_guard))
     check = None if args.no_check else answer_check()
     print(f"{generator.generated_by}", file=sys.stderr)
     seconds, faithful = [], 0

@@ -70,6 +70,7 @@ def run_generate(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         retries=args.retries,
         adapter=args.adapter,
+        guard=not args.no_guard,
     )
     try:
         generator = load_generator(backend)
@@ -127,6 +128,12 @@ def add_generate_parser(commands) -> None:
         help="auto: the LoRA adapter trained for the model, if any (yours from `explorer train --task generator`, "
         "else the packaged one for the packaged SmolLM2); none; or a trained folder (default auto; a model run "
         "here only)",
+    )
+    generate.add_argument(
+        "--no-guard",
+        action="store_true",
+        help="decode without the coverage guard (with an adapter, a side's section stays open until it states "
+        "each of that side's arguments; explorer.generation.coverage_guard)",
     )
     generate.add_argument("--threads", type=console.THREADS, help="torch CPU threads (default: torch's choice)")
     server = generate.add_argument_group("OpenAI-compatible server (vLLM, Ollama, llama.cpp, TGI, transformers serve)")

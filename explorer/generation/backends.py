@@ -26,13 +26,14 @@ class Backend:
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
     adapter: str = AUTO  # in-process only: auto, none, or a trained folder
+    guard: bool = True  # in-process with an adapter only: `explorer.generation.coverage_guard`
 
     @property
     def on_server(self) -> bool:
         return bool(self.base_url.strip())
 
 
-_LOADED: dict[tuple[str, str], Generator] = {}
+_LOADED: dict[tuple[str, str, bool], Generator] = {}
 _LOCK = threading.Lock()
 
 
@@ -50,14 +51,14 @@ def load_generator(backend: Backend) -> Generator:
             timeout=backend.timeout,
             retries=backend.retries,
         )
-    key = (backend.model.strip(), backend.adapter)
+    key = (backend.model.strip(), backend.adapter, backend.guard)
     with _LOCK:  # two sessions asking at once would load the model twice
         if key not in _LOADED:
             _LOADED[key] = _in_process(*key)
         return _LOADED[key]
 
 
-def _in_process(model: str, adapter: str) -> Generator:
+def _in_process(model: str, adapter: str, guard: bool) -> Generator:
     from explorer.generation.npov import NpovGenerator, find_adapter
     from explorer.models.language_model import load_language_model
 
@@ -71,4 +72,4 @@ def _in_process(model: str, adapter: str) -> Generator:
         if not chosen.is_dir():
             raise ValueError(f"adapter {chosen} is not a folder")
     # The adapters restate their input, which is what the guard's test of "stated" relies on.
-    return NpovGenerator(language_model, chosen, guard=chosen is not None)
+    return NpovGenerator(language_model, chosen, guard=guard and chosen is not None)

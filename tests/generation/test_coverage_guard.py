@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from explorer.generation import coverage_guard
+from explorer.generation.backends import Backend, load_generator
 from explorer.generation.coverage_guard import CoverageGuard
 from explorer.generation.npov import NpovGenerator
 from explorer.models.language_model import load_language_model
@@ -72,3 +73,7 @@ def test_the_guarded_generator_names_itself():
     language_model = load_language_model()
     assert NpovGenerator(language_model, guard=True).identity == f"{language_model.identity}+coverage-guard"
     assert NpovGenerator(language_model).identity == language_model.identity
+    # The packaged adapter decodes under the guard unless told not to (`explorer generate --no-guard`).
+    assert load_generator(Backend()).identity.endswith("+coverage-guard")
+    assert not load_generator(Backend(guard=False)).identity.endswith("+coverage-guard")
+    assert not load_generator(Backend(adapter="none")).guard  # the base model paraphrases: no guard
