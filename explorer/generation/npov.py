@@ -14,7 +14,9 @@ first, else the packaged one (`resources/generator/npov`, for the packaged SmolL
 `docs/generator-eval.md` has its before/after figures).
 
 Decoding is greedy by default, so the same input gives the same response; sampling
-(temperature, top-p) is seeded, so it is repeatable for a seed. An input that would not fit
+(temperature, top-p) is seeded, so it is repeatable for a seed. With an adapter it runs under the
+coverage guard (`explorer.generation.coverage_guard`: a side's section stays open until it states
+each of that side's arguments), which the generator's identity names. An input that would not fit
 the model's context with the tokens asked for is refused with the counts, never truncated.
 """
 
