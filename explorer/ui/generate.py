@@ -36,6 +36,7 @@ DEFAULTS = {
     state.GENERATOR_SERVER_MODEL: "",
     state.GENERATOR_KEY_ENV: "",
     state.GENERATOR_MAX_TOKENS: GenerationSettings().max_new_tokens,
+    state.GENERATOR_GUARD: Backend().guard,
 }
 
 
@@ -66,14 +67,24 @@ def sidebar_settings() -> tuple[Backend, GenerationSettings]:
             state.GENERATOR_SOURCE,
             options=[PACKAGED, FOLDER, SERVER],
             help="**Generate** on this page writes the answer to the query from the perspectives with: the "
-            "packaged SmolLM2-135M-Instruct (small: it often echoes the prompt), a model folder or .gguf file on "
-            "this machine, or a model on an OpenAI-compatible server (vLLM, Ollama, llama.cpp, TGI, "
-            "`transformers serve`).",
+            "packaged SmolLM2-135M-Instruct and its adapter (small: it restates the arguments it is given, and "
+            "now and then drops, repeats or misplaces one), a model folder or .gguf file on this machine, or a "
+            "model on an OpenAI-compatible server (vLLM, Ollama, llama.cpp, TGI, `transformers serve`).",
         )
-        backend = Backend()
+        guard = True
+        if source != SERVER:
+            guard = _kept(
+                st.checkbox,
+                "Coverage guard",
+                state.GENERATOR_GUARD,
+                help="With an adapter, a side's section stays open until it states each of that side's "
+                "arguments: the model may not start the other side or end its answer before. Untick it to "
+                "see what the model writes on its own.",
+            )
+        backend = Backend(guard=guard)
         if source == FOLDER:
             folder = _kept(st.text_input, "Model folder or .gguf file", state.GENERATOR_FOLDER)
-            backend = Backend(model=folder.strip())
+            backend = Backend(model=folder.strip(), guard=guard)
         elif source == SERVER:
             url = _kept(st.text_input, "Server URL", state.GENERATOR_URL, help="Its OpenAI-compatible API address.")
             model = _kept(st.text_input, "Model name", state.GENERATOR_SERVER_MODEL, help="The server's name for it.")

@@ -106,6 +106,7 @@ GENERATOR_URL = "generator.url"
 GENERATOR_SERVER_MODEL = "generator.server_model"
 GENERATOR_KEY_ENV = "generator.key_env"
 GENERATOR_MAX_TOKENS = "generator.max_tokens"
+GENERATOR_GUARD = "generator.guard"
 GENERATION = "inspect.generation"  # the BackgroundGeneration running for this session
 GENERATION_OUTCOME = "inspect.generation_outcome"  # (kind, message) of the last one, shown once
 INSPECT_GENERATE = "inspect.generate"

@@ -73,3 +73,13 @@ def test_a_server_that_cannot_be_reached_is_one_line_and_the_response_stays(app)
     [error] = [e.value for e in app.error]
     assert error.startswith(f"{first_sample(load_samples()).id}: cannot reach ") and "\n" not in error
     assert app.text_area(key="inspect.response").value == before
+
+
+def test_the_coverage_guard_is_a_choice_for_a_model_run_here(app):
+    guard = sidebar_widget(app, "checkbox", state.GENERATOR_GUARD)
+    assert guard.value  # on by default, as `explorer generate`
+    guard.uncheck().run()
+    assert app.session_state[state.GENERATOR_GUARD] is False
+    sidebar_widget(app, "radio", state.GENERATOR_SOURCE).set_value(SERVER).run()
+    # A server decodes on its own: nothing to guard there.
+    assert state.SIDEBAR_WIDGET + state.GENERATOR_GUARD not in [c.key for c in app.sidebar.checkbox]
