@@ -122,8 +122,9 @@ class Source:
         return self.example.perspectives[ref[0]].name
 
 
-def plan_answer(source: Source, rng: random.Random) -> Plan:
-    """The clean answer's plan: parts in the input's order (or reversed), statements shuffled."""
+def plan_answer(source: Source, rng: random.Random, questions: bool = False) -> Plan:
+    """The clean answer's plan: parts in the input's order (or reversed), statements shuffled.
+    `questions`: some queries are asked as users ask them (`answer_pools.yes_no_question`)."""
     example, casing = source.example, source.casing
     style = choose_style(rng)
     parts = []
@@ -137,7 +138,7 @@ def plan_answer(source: Source, rng: random.Random) -> Plan:
     claim = casing.inner(source.claim.text)
     query = rng.choice(pools.QUERIES).format(c=claim)
     # Its own draw, so that the rest of the plan (and every answer built from it) stays as before.
-    question = pools.yes_no_question(claim)
+    question = pools.yes_no_question(claim) if questions else None
     if question is not None and random.Random(f"question\n{claim}\n{query}").random() < pools.QUESTION_CHANCE:
         query = question
     opener = frame_line(rng, pools.OPENERS, claim) if rng.random() < 0.8 else None
@@ -290,6 +291,7 @@ def examples_of(
     casing: Casing,
     ambiguous_types: Sequence[str] = AMBIGUOUS_TYPES,
     invented: str = "any",
+    questions: bool = False,
 ) -> list[Example]:
     """The clean answer of one input, its errors and its synthetic errors (`invented`: see `INVENTED`)."""
     base = clean_example(claim, VARIANT_OFFSET + variant, seed, casing)
@@ -297,7 +299,7 @@ def examples_of(
         return []
     source = Source(claim, base, casing)
     rng = _rng(seed, claim.id, variant, "plan")
-    plan = plan_answer(source, rng)
+    plan = plan_answer(source, rng, questions)
     made = [written(source, plan, seed, "clean", Labels(False, False, "paraphrased", False), {})]
 
     woven, pids = plan, []
@@ -383,6 +385,7 @@ def build(
     variants: int = 2,
     ambiguous_types: Sequence[str] = AMBIGUOUS_TYPES,
     invented: str = "any",
+    questions: bool = False,
 ) -> list[Example]:
     """Every train claim's answers (`variants` inputs each)."""
     claims = load_claims(SPLITS, folder)
@@ -391,7 +394,7 @@ def build(
         e
         for claim in claims
         for v in range(variants)
-        for e in examples_of(claim, v, seed, casing, ambiguous_types, invented)
+        for e in examples_of(claim, v, seed, casing, ambiguous_types, invented, questions)
     ]
 
 
@@ -412,6 +415,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="what the hallucinations invent: any piece (default), or only arguments of the claim the input lacks "
         "(no ambiguous answers): the coverage tagger's build",
     )
+    parser.add_argument(
+        "--questions",
+        action="store_true",
+        help=f'ask {pools.QUESTION_CHANCE * 100:.0f}%% of the claims that can be turned as users ask ("Should X be Y?"); '
+        "off for the builds the shipped models were trained on",
+    )
     parser.add_argument("--data", type=lambda t: Path(t).expanduser(), help="Perspectrum folder")
     args = parser.parse_args(argv)
     try:
@@ -420,7 +429,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if set(types) - set(AMBIGUOUS_TYPES):
             raise ValueError(f"--ambiguous-types must be among {','.join(AMBIGUOUS_TYPES)}")
         examples = build(
-            folder=args.data, seed=args.seed, variants=args.variants, ambiguous_types=types, invented=args.invented
+            folder=args.data,
+            seed=args.seed,
+            variants=args.variants,
+            ambiguous_types=types,
+            invented=args.invented,
+            questions=args.questions,
         )
     except ValueError as error:
         parser.error(str(error))

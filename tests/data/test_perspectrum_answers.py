@@ -189,3 +189,17 @@ def test_yes_no_question_fronts_the_claims_auxiliary():
     assert yes_no_question("we have to teach creationism") is None
     assert yes_no_question("governments should not ban smoking") is None
     assert yes_no_question("the rule, which many say is fair, should stay") is None
+
+
+def test_questions_change_some_queries_and_nothing_else(fake_perspectrum):
+    # Off by default: the builds the shipped models' records hash stay as they were.
+    folder, _, _ = fake_perspectrum
+    plain = perspectrum_answers.build(folder=folder, variants=6)
+    asked = perspectrum_answers.build(folder=folder, variants=6, questions=True)
+    assert [e.id for e in asked] == [e.id for e in plain]
+    # Everything but the query, and the answers that restate it (the "qa" style opens with it).
+    same = [(a, p) for a, p in zip(asked, plain) if p.query not in p.response]
+    assert len(same) > len(plain) / 2
+    assert all(a.replace(query="").to_dict() == p.replace(query="").to_dict() for a, p in same)
+    changed = {a.query for a, p in zip(asked, plain) if a.query != p.query}
+    assert changed and all(q.split()[0] in ("Should", "Is", "Are", "Can", "Will") and q.endswith("?") for q in changed)
