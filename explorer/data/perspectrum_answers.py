@@ -418,8 +418,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--questions",
         action="store_true",
-        help=f'ask {pools.QUESTION_CHANCE * 100:.0f}%% of the claims that can be turned as users ask ("Should X be Y?"); '
-        "off for the builds the shipped models were trained on",
+        help=f"ask {pools.QUESTION_CHANCE * 100:.0f}%% of the claims that can be turned as users ask "
+        '("Should X be Y?"); off for the builds the shipped models were trained on',
     )
     parser.add_argument("--data", type=lambda t: Path(t).expanduser(), help="Perspectrum folder")
     args = parser.parse_args(argv)
