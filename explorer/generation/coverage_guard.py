@@ -20,11 +20,11 @@ paraphrases and its arguments would rarely count as stated.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 
 from explorer.data.example import Example
+from explorer.text.claims import sentence_spans
 from explorer.text.words import DEFAULT_SEGMENTER
 
 STATED = 0.7  # share of an argument's content stems that must occur for it to count as stated
@@ -69,8 +69,8 @@ class CoverageGuard:
         matches only (within `TIE`), since the two sides' arguments often share most of their words
         ("a vegetarian diet can help alleviate world hunger" / "... will not help ...")."""
         sides = set()
-        for sentence in re.split(r"(?<=[.!?])\s+|\n+", section):
-            shares = _shares(sentence, self.arguments)
+        for start, end in sentence_spans(section):
+            shares = _shares(section[start:end], self.arguments)
             best = max(shares, default=0.0)
             sides |= {self.side[i] for i, share in enumerate(shares) if share >= max(STATED, best - TIE)}
         return sides

@@ -122,6 +122,7 @@ class NpovGenerator(Generator):
         self.check_fits(example, settings.max_new_tokens)
         ids = self.prompt_ids(example)
         tokenizer = self.language_model.tokenizer
+        stops = turn_token_ids(tokenizer)
 
         class Cancel(StoppingCriteria):
             def __call__(self, input_ids, scores, **kwargs):
@@ -147,9 +148,9 @@ class NpovGenerator(Generator):
                 stopping_criteria=StoppingCriteriaList([Cancel()]),
                 streamer=Stream(tokenizer, skip_prompt=True, skip_special_tokens=True) if on_text else None,
                 pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
-                eos_token_id=turn_token_ids(tokenizer),
+                eos_token_id=stops,
                 logits_processor=LogitsProcessorList(
-                    [CoverageGuard(tokenizer, example, ids.shape[1], turn_token_ids(tokenizer))] if self.guard else []
+                    [CoverageGuard(tokenizer, example, ids.shape[1], stops)] if self.guard else []
                 ),
                 **options,
             )
