@@ -94,13 +94,15 @@ def run_steps(
     log: Callable[[str], None],
     log_every: int = 1,
     save_every: int | None = None,
+    minutes: float = 0.0,
 ) -> dict[str, Any]:
     """The loop of a run chosen on dev ROC AUC, resumed from `work` when it holds one: up to
     `settings.steps` optimizer steps, each on the gradients `step_loss(rng)` leaves (it returns the
     step's loss; `rng` is seeded by `settings.seed` and the step the session starts at), with
     progress and an ETA every `log_every` steps. Every `settings.eval_every` steps and at the
     last, `evaluate()` gives the dev ROC AUC per error type and the best mean is remembered;
-    a checkpoint is saved then and every `save_every` steps. Returns the run's state: `losses`,
+    a checkpoint is saved then and every `save_every` steps. With `minutes`, this session stops
+    (evaluated and saved) at the first step that ends after that much time. Returns the run's state: `losses`,
     `aucs`, `best` ([step, mean AUC]) and `seconds`, counted over every session of the run
     (`started` is this session's `time.monotonic()` at its start)."""
     state = resume(work, model, optimizer, scheduler, {"step": 0, "losses": [], "aucs": [], "best": None})
@@ -123,7 +125,8 @@ def run_steps(
             recent = float(np.mean([value for _, value in state["losses"][-10:]]))
             eta = rate * (settings.steps - step) / 60
             log(f"step {step}/{settings.steps}: loss {recent:.4f}, {rate:.2f} s/step, ETA {eta:.0f} min")
-        evaluated = step % settings.eval_every == 0 or step == settings.steps
+        out_of_time = minutes > 0 and time.monotonic() - session_started > minutes * 60
+        evaluated = step % settings.eval_every == 0 or step == settings.steps or out_of_time
         if evaluated:
             model.eval()
             aucs = evaluate()
@@ -135,6 +138,9 @@ def run_steps(
         if evaluated or (save_every and step % save_every == 0):
             state["seconds"] = round(time.monotonic() - started, 1)
             save_checkpoint(work, model, optimizer, scheduler, state)
+        if out_of_time:
+            log(f"stopped at step {step}: the {minutes:g}-minute limit is reached")
+            break
     state["seconds"] = round(time.monotonic() - started, 1)
     if state["best"] is None:
         raise ValueError("no dev evaluation was made: train at least --eval-every steps")

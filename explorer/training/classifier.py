@@ -38,7 +38,14 @@ from explorer import detectors
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES, PAIR_TASK
-from explorer.detectors.classifier import UnitInput, unit_input, unit_logits, unit_scores, unit_targets
+from explorer.detectors.classifier import (
+    UnitInput,
+    batch_unit_logits,
+    unit_input,
+    unit_logits,
+    unit_scores,
+    unit_targets,
+)
 from explorer.detectors.classifier_prompt import PromptTooLongError, label_token_ids
 from explorer.models.language_model import ModelNotFoundError, load_language_model
 from explorer.training import TrainingInputError, TrainingRequest
@@ -66,6 +73,11 @@ class TrainingSettings:
     save_every: int = 10
     rank: int = 8
     seed: int = 0
+    # Examples a forward pass (right-padded): 1 on a CPU, where padding is wasted work; a batch
+    # on a GPU, which otherwise waits on kernel launches.
+    micro_batch: int = 1
+    # Stop this session after this many minutes (0: no limit), evaluated and saved: a lent GPU's time is fixed.
+    minutes: float = 0.0
 
 
 def encoded(language_model, examples: Sequence[Example], log) -> list[tuple[UnitInput, torch.Tensor]]:
@@ -138,16 +150,25 @@ def train(
         optimizer, lambda step: min(1.0, (step + 1) / 10) * max(0.1, 1 - step / settings.steps)
     )
 
+    pad_id = language_model.tokenizer.pad_token_id or 0
+
     def step_loss(rng: random.Random) -> float:
-        total = 0.0
+        drawn = []
         for _ in range(settings.batch_size):
             if not order:
                 order.extend(range(len(items)))
                 rng.shuffle(order)
-            item, targets = items[order.pop()]
-            loss = torch.nn.functional.cross_entropy(unit_logits(model, item, label_ids), targets)
-            (loss / settings.batch_size).backward()
-            total += loss.item()
+            drawn.append(items[order.pop()])
+        total = 0.0
+        for start in range(0, len(drawn), settings.micro_batch):
+            chunk = drawn[start : start + settings.micro_batch]
+            if len(chunk) == 1:
+                logits = [unit_logits(model, chunk[0][0], label_ids)]
+            else:
+                logits = batch_unit_logits(model, [item for item, _ in chunk], label_ids, pad_id)
+            losses = [torch.nn.functional.cross_entropy(x, targets) for x, (_, targets) in zip(logits, chunk)]
+            (torch.stack(losses).sum() / settings.batch_size).backward()
+            total += sum(loss.item() for loss in losses)
         return total / settings.batch_size
 
     order: list[int] = []
@@ -162,6 +183,7 @@ def train(
         started=started,
         log=log,
         save_every=settings.save_every,
+        minutes=settings.minutes,
     )
     record = training_record(
         PAIR_TASK,

@@ -117,7 +117,7 @@ def training_record(
 
 def torch_training(settings: Any, losses: Sequence[tuple[int, float]], kept_step: int) -> dict[str, Any]:
     """The record fields of a classifier trained by gradient steps: settings, loss by step, the
-    step kept, and the torch build and threads (CPU timings depend on both)."""
+    step kept, the torch build and threads (CPU timings depend on both) and the GPU, if one ran it."""
     import torch
 
     return {
@@ -126,6 +126,7 @@ def torch_training(settings: Any, losses: Sequence[tuple[int, float]], kept_step
         "kept_step": kept_step,
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
+        "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else None,
     }
 
 

@@ -166,3 +166,37 @@ def test_a_tiny_run_resumes_saves_and_reloads_with_the_same_scores(language_mode
     reloaded = PeftModel.from_pretrained(load_language_model().model, tmp_path / "saved").eval()
     for before, after in zip(trained, scores(reloaded)):
         assert torch.allclose(before, after, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_a_right_padded_batch_gives_each_input_its_own_logits(language_model):
+    examples = [
+        labelled("a", CLEAN),
+        labelled("b", INVENTED, response="Taxes cut sugar intake and fund new parks, a 2019 study found."),
+        labelled("c", DROPPED, response="Taxes cut sugar intake."),
+    ]
+    label_ids = label_token_ids(language_model.tokenizer)
+    inputs = [classifier.unit_input(language_model, e) for e in examples]
+    assert len({i.ids.shape[1] for i in inputs}) == 3  # padding is exercised
+    with torch.no_grad():
+        batched = classifier.batch_unit_logits(language_model.model, inputs, label_ids, pad_id=0)
+        for item, logits in zip(inputs, batched, strict=True):
+            assert torch.allclose(logits, classifier.unit_logits(language_model.model, item, label_ids), atol=1e-4)
+
+
+@pytest.mark.slow
+def test_micro_batches_train_the_same_step_and_a_time_limit_stops_the_session_saved(tmp_path):
+    examples = [
+        labelled("a", CLEAN),
+        labelled("b", INVENTED, response="Taxes cut sugar intake and fund new parks, a 2019 study found."),
+        labelled("c", DROPPED, response="Taxes cut sugar intake."),
+    ]
+    settings = training.TrainingSettings(steps=1, batch_size=3, learning_rate=1e-3, eval_every=1, rank=2)
+    _, one_by_one = training.train(examples, examples, settings, tmp_path / "a", log=lambda _: None)
+    logged = []
+    limited = dataclasses.replace(settings, steps=5, micro_batch=2, minutes=1e-6)
+    _, batched = training.train(examples, examples, limited, tmp_path / "b", log=logged.append)
+    assert "stopped at step 1: the 1e-06-minute limit is reached" in logged
+    assert json.loads((tmp_path / "b" / "state.json").read_text())["step"] == 1
+    assert batched["loss"][0][1] == pytest.approx(one_by_one["loss"][0][1], abs=1e-4)
+    assert batched["dev_roc_auc"][0][0] == 1 and batched["gpu"] is None
