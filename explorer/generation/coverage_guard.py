@@ -6,9 +6,12 @@ all dropped arguments: it writes two arguments of a side, then a blank line and 
 text since the last blank line) states arguments of one side only and another argument of that
 side is stated nowhere yet, a blank line, the end of the turn and (after a line break) a second
 line break are not allowed, so the model writes its next most likely continuation: usually
-another "They also argue that ..." sentence or bullet. Everything else is the model's own choice:
-greedy decoding stays greedy among the tokens left, and a section stating both sides at once
-(one paragraph for the whole answer) is never held.
+another "They also argue that ..." sentence or bullet. Held, the model sometimes repeats an
+argument it has stated instead, so at the start of a line or a sentence the first token of each
+of the side's unstated arguments gets `NUDGE` added to its logit, and, while the line or sentence
+copies one of them, its next token too. Everything else is the model's own choice: greedy
+decoding stays greedy among the tokens left, and a section stating both sides at once (one
+paragraph for the whole answer) is never held.
 
 An argument counts as stated when most of the content stems it adds to the query occur in the
 text (`STATED`): the adapter copies, so a looser match would let another argument pass for it.
@@ -20,6 +23,7 @@ paraphrases and its arguments would rarely count as stated.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -30,6 +34,18 @@ from explorer.text.words import DEFAULT_SEGMENTER
 STATED = 0.7  # share of an argument's content stems that must occur for it to count as stated
 TIE = 0.1  # a sentence states every argument whose share is this close to its best one's
 PATIENCE = 40  # tokens the model gets to state a new argument while the guard holds
+NUDGE = 4.0  # added to the logit of an unstated argument's next token where one may start or goes on
+_MARKER = re.compile(r"\s*(?:(?:[-*\u2022]|\d+[.)])(?:\s+|$))?")
+_SENTENCE_END = re.compile(r".*[.!?](?:\s|$)")
+
+
+def _unit(text: str) -> str:
+    """The text after the last line break or sentence end, less a list marker: the start of
+    whatever the model writes next ("" where a sentence, line or list item may begin)."""
+    line = text[text.rfind("\n") + 1 :]
+    ended = _SENTENCE_END.match(line)
+    rest = line[ended.end() :] if ended else line
+    return rest[_MARKER.match(rest).end() :].lstrip()
 
 
 def _shares(text: str, arguments: Sequence[frozenset[str]]) -> list[float]:
@@ -61,6 +77,7 @@ class CoverageGuard:
                 stems = frozenset(DEFAULT_SEGMENTER.content_stems(argument))
                 self.arguments.append(stems - query or stems)
         self.side = [p for p, perspective in enumerate(example.perspectives) for _ in perspective.arguments]
+        self.texts = [argument.strip() for perspective in example.perspectives for argument in perspective.arguments]
         self.breaks, self.newlines = _line_tokens(tokenizer)
         self.stated, self.since = 0, 0  # how many arguments were stated, since which token
 
@@ -88,4 +105,24 @@ class CoverageGuard:
             scores[:, self.breaks + self.stop_ids] = float("-inf")
             if text.endswith("\n"):
                 scores[:, self.newlines] = float("-inf")
+            nudged = self.next_tokens(text, [i for i in unstated if self.side[i] in sides])
+            scores[:, nudged] += NUDGE
         return scores
+
+    def next_tokens(self, text: str, candidates: Sequence[int]) -> list[int]:
+        """The token that would start, or go on copying, each candidate argument after `text`: at
+        the start of a sentence, line or list item (after a space or line break the word's own
+        token, else the one with a leading space), or where the unit so far starts the argument."""
+        unit = _unit(text)
+        tokens = set()
+        for i in candidates:
+            argument = self.texts[i]
+            if not unit:
+                piece = argument if not text or text[-1].isspace() else " " + argument
+            elif argument.lower().startswith(unit.lower()) and len(unit) < len(argument):
+                piece = argument[len(unit) :]
+            else:
+                continue
+            ids = self.tokenizer(piece, add_special_tokens=False)["input_ids"]
+            tokens |= set(ids[:1])
+        return sorted(tokens)

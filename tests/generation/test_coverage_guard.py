@@ -77,3 +77,23 @@ def test_the_guarded_generator_names_itself():
     assert load_generator(Backend()).identity.endswith("+coverage-guard")
     assert not load_generator(Backend(guard=False)).identity.endswith("+coverage-guard")
     assert not load_generator(Backend(adapter="none")).guard  # the base model paraphrases: no guard
+
+
+def nudged(tokenizer, text: str) -> list[str]:
+    """The tokens the guard raises after `text`, as text."""
+    guard = CoverageGuard(tokenizer, RAIL, len(tokenizer(PROMPT)["input_ids"]), turn_token_ids(tokenizer))
+    scores = guard(torch.tensor([tokenizer(PROMPT + text)["input_ids"]]), torch.zeros(1, len(tokenizer)))
+    return sorted(tokenizer.decode([i]) for i in torch.nonzero(scores[0] == coverage_guard.NUDGE).flatten().tolist())
+
+
+def test_a_held_side_is_nudged_towards_its_unstated_argument_where_one_may_start(tokenizer):
+    # The pro side owes "Trains run often ...": its first token (" Tra" + "ins"), as the next
+    # sentence or bullet; at a line's start, without the leading space.
+    assert nudged(tokenizer, "Supporters say rail travel is often faster.") == [" Tra"]
+    assert nudged(tokenizer, "**For**\n- Rail travel is often faster.\n") == ["Tra"]
+    assert nudged(tokenizer, "**For**\n- Rail travel is often faster.\n-") == [" Tra"]
+    # While a line copies it, its next token; a line that does not, nothing.
+    assert nudged(tokenizer, "**For**\n- Rail travel is often faster.\n- Trains run") == [" often"]
+    assert nudged(tokenizer, "**For**\n- Rail travel is often faster.\n- Rail travel is") == []
+    # Once the side is complete, or in a section of both sides, nothing is held or nudged.
+    assert nudged(tokenizer, "Rail travel is often faster. Trains run often and alert you to delays.") == []
