@@ -50,6 +50,7 @@ __all__ = [
     "names",
     "spec",
     "trainable",
+    "verdict_candidates",
     "trainer",
     "weights",
 ]
@@ -295,10 +296,17 @@ _SPECS = (
 _BY_NAME = {s.name: s for s in _SPECS}
 
 # The detector whose calibrated scores give the verdict (Inspect, reports, `explorer.inspect`)
-# and whose tab opens first: the one that generalizes best beyond the sample data, by mean dev
-# ROC AUC over the two error types on the data of resources/calibration.json
-# (`bench/calibrate.py --data` prints the ranking; a test keeps this name and that file in step).
+# and whose tab opens first: among the `verdict_candidates`, the one that generalizes best
+# beyond the sample data, by mean dev ROC AUC over the two error types on the data of
+# resources/calibration.json (`bench/calibrate.py --data` prints the ranking; a test keeps this
+# name and that file in step).
 VERDICT_DETECTOR = "stacked"
+
+
+def verdict_candidates() -> list[str]:
+    """The detectors that may give the verdict: those not slow, since every example the app shows
+    is judged at once, inline (a slow one, a language model on a long answer, takes seconds)."""
+    return [s.name for s in _SPECS if not s.background_for_one()]
 
 
 class UnknownDetectorError(KeyError):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -195,13 +195,14 @@ class Calibrations:
         }
 
 
-def ranking(calibrations: Calibrations, source: str) -> list[tuple[str, float]]:
-    """Detectors whose calibration was fitted on `source` (its data starts so), by mean dev ROC
-    AUC over the error types, best first: the evidence for which detector gives the verdict."""
+def ranking(calibrations: Calibrations, source: str, among: Collection[str] | None = None) -> list[tuple[str, float]]:
+    """Detectors whose calibration was fitted on `source` (its data starts so), `among` those
+    named when given, by mean dev ROC AUC over the error types, best first: the evidence for
+    which detector gives the verdict."""
     found = [
         (name, sum(c.auc for c in by_type.values()) / len(by_type))
         for name, (_, by_type) in calibrations.detectors.items()
-        if calibrations.data_of(name).startswith(source) and by_type
+        if calibrations.data_of(name).startswith(source) and by_type and (among is None or name in among)
     ]
     return sorted(found, key=lambda item: -item[1])
 
