@@ -9,12 +9,14 @@ line break are not allowed, so the model writes its next most likely continuatio
 another "They also argue that ..." sentence or bullet. Held, the model sometimes repeats an
 argument it has stated instead, so at the start of a line or a sentence the first token of each
 of the side's unstated arguments gets `NUDGE` added to its logit, and, while the line or sentence
-copies one of them, its next token too. Everything else is the model's own choice: greedy
+copies one of them, its next token too. And once every argument of the section's side is
+stated, a list there gets no further item: the model, in the habit of listing, would repeat one.
+Everything else is the model's own choice: greedy
 decoding stays greedy among the tokens left, and a section stating both sides at once (one
 paragraph for the whole answer) is never held.
 
-An argument counts as stated when most of the content stems it adds to the query occur in the
-text (`STATED`): the adapter copies, so a looser match would let another argument pass for it.
+An argument counts as stated when most of the content stems it adds to the query occur in one
+sentence of the text (`STATED`): the adapter copies, so a looser match would let another argument pass for it.
 Once `PATIENCE` tokens pass without a new argument stated, the guard lets go for good, so it never
 makes the model loop to the token limit. It runs in this process only (a server's decoding is
 its own); `explorer.generation.backends` turns it on with an adapter, since the base model
@@ -35,6 +37,7 @@ STATED = 0.7  # share of an argument's content stems that must occur for it to c
 TIE = 0.1  # a sentence states every argument whose share is this close to its best one's
 PATIENCE = 40  # tokens the model gets to state a new argument while the guard holds
 NUDGE = 4.0  # added to the logit of an unstated argument's next token where one may start or goes on
+_ITEM = re.compile(r"\s*(?:[-*\u2022]|\d+[.)])\s")  # a line that is a list item
 _MARKER = re.compile(r"\s*(?:(?:[-*\u2022]|\d+[.)])(?:\s+|$))?")
 _SENTENCE_END = re.compile(r".*[.!?](?:\s|$)")
 
@@ -55,11 +58,16 @@ def _shares(text: str, arguments: Sequence[frozenset[str]]) -> list[float]:
 
 
 @lru_cache(maxsize=4)
-def _line_tokens(tokenizer) -> tuple[list[int], list[int]]:
-    """The ids of the tokens that hold a blank line, and of those that start a line."""
+def _line_tokens(tokenizer) -> tuple[list[int], list[int], list[int]]:
+    """The ids of the tokens that hold a blank line, of those that start a line, and of those
+    that start a list item (a bullet or an item's number)."""
     pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
     texts = [tokenizer.convert_tokens_to_string([piece]) if piece else "" for piece in pieces]
-    return [i for i, t in enumerate(texts) if "\n\n" in t], [i for i, t in enumerate(texts) if t.startswith("\n")]
+    return (
+        [i for i, t in enumerate(texts) if "\n\n" in t],
+        [i for i, t in enumerate(texts) if t.startswith("\n")],
+        [i for i, t in enumerate(texts) if t.strip() in ("-", "*", "\u2022") or (t.isdigit() and t.isascii())],
+    )
 
 
 class CoverageGuard:
@@ -78,7 +86,7 @@ class CoverageGuard:
                 self.arguments.append(stems - query or stems)
         self.side = [p for p, perspective in enumerate(example.perspectives) for _ in perspective.arguments]
         self.texts = [argument.strip() for perspective in example.perspectives for argument in perspective.arguments]
-        self.breaks, self.newlines = _line_tokens(tokenizer)
+        self.breaks, self.newlines, self.items = _line_tokens(tokenizer)
         self.stated, self.since = 0, 0  # how many arguments were stated, since which token
 
     def section_sides(self, section: str) -> set[int]:
@@ -95,12 +103,22 @@ class CoverageGuard:
     def __call__(self, input_ids, scores):
         written = input_ids.shape[1] - self.prompt_length
         text = self.tokenizer.decode(input_ids[0, self.prompt_length :], skip_special_tokens=True)
-        unstated = {i for i, share in enumerate(_shares(text, self.arguments)) if share < STATED}
+        # Within one sentence: words an argument shares with others, scattered over the answer
+        # ("research", "use", "methods"), must not pass for it.
+        best = [0.0] * len(self.arguments)
+        for start, end in sentence_spans(text):
+            best = [max(pair) for pair in zip(best, _shares(text[start:end], self.arguments), strict=True)]
+        unstated = {i for i, share in enumerate(best) if share < STATED}
         if len(self.arguments) - len(unstated) > self.stated:
             self.stated, self.since = len(self.arguments) - len(unstated), written
+        section = text[text.rfind("\n\n") + 1 :]
+        if text.endswith("\n") and _ITEM.match(text[text.rstrip("\n").rfind("\n") + 1 :]):
+            listed = self.section_sides(section)
+            if listed and all(self.side[i] not in listed for i in unstated):
+                scores[:, self.items] = float("-inf")
         if not unstated or written - self.since > PATIENCE:
             return scores
-        sides = self.section_sides(text[text.rfind("\n\n") + 1 :])
+        sides = self.section_sides(section)
         if len(sides) == 1 and any(self.side[i] in sides for i in unstated):
             scores[:, self.breaks + self.stop_ids] = float("-inf")
             if text.endswith("\n"):

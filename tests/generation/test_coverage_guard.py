@@ -97,3 +97,17 @@ def test_a_held_side_is_nudged_towards_its_unstated_argument_where_one_may_start
     assert nudged(tokenizer, "**For**\n- Rail travel is often faster.\n- Rail travel is") == []
     # Once the side is complete, or in a section of both sides, nothing is held or nudged.
     assert nudged(tokenizer, "Rail travel is often faster. Trains run often and alert you to delays.") == []
+
+
+def test_a_list_gets_no_further_item_once_its_side_is_stated(tokenizer):
+    guard = CoverageGuard(tokenizer, RAIL, len(tokenizer(PROMPT)["input_ids"]), turn_token_ids(tokenizer))
+    bullet, number = (tokenizer(piece, add_special_tokens=False)["input_ids"][0] for piece in ("-", "2"))
+
+    def allowed(text: str) -> dict[str, bool]:
+        scores = guard(torch.tensor([tokenizer(PROMPT + text)["input_ids"]]), torch.zeros(1, len(tokenizer)))
+        return {"bullet": bool(scores[0, bullet] > float("-inf")), "number": bool(scores[0, number] > float("-inf"))}
+
+    done = "**For**\n- Rail travel is often faster.\n- Trains run often and alert you to delays.\n"
+    assert allowed(done) == {"bullet": False, "number": False}  # the next item could only repeat one
+    assert allowed("**For**\n- Rail travel is often faster.\n") == {"bullet": True, "number": True}  # one to come
+    assert allowed(done + "\n**Against**\n") == {"bullet": True, "number": True}  # a new section's list
