@@ -67,6 +67,7 @@ ALPHA = bounded(float, 0, 1, open_ends=True)
 TRAINING_STEPS = bounded(int, 1, MAX_TRAINING_STEPS)
 BATCH_SIZE = bounded(int, 1, MAX_BATCH_SIZE)
 LEARNING_RATE = bounded(float, 0, math.inf, open_ends=True)
+MINUTES = bounded(float, 0, math.inf, open_ends=True)  # a training session's time limit
 SALIENCE_STEPS = bounded(int, 1, MAX_SALIENCE_STEPS)
 SALIENCE_SAMPLES = bounded(int, 1, MAX_SALIENCE_SAMPLES)
 NEW_TOKENS = bounded(int, 1, MAX_NEW_TOKENS)

@@ -305,3 +305,8 @@ def test_score_computes_salience_with_the_chosen_attribution(data_file, tmp_path
     cached = [json.loads(path.read_text()) for path in (cache / "results" / "salience").rglob("*.json")]
     assert len(cached) == 2 and {r["info"]["config"]["method"] for r in cached} == {"argument_ablation"}
     assert all(r["details"]["argument_sentence"]["y"] == ["pro 1", "con 1"] for r in cached)
+
+
+def test_a_time_limit_is_a_usage_error_for_a_trainer_without_one(capsys):
+    assert main(["train", "--detector", "cross_encoder", "--task", "coverage", "--minutes", "5"]) == 2
+    assert "--minutes do not apply to the" in capsys.readouterr().err

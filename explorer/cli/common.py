@@ -162,7 +162,13 @@ def load_training_files(paths: Sequence[Path]) -> list[Example]:
 
 
 # `explorer train`'s step options, by the trainer settings' field each one sets.
-STEP_OPTIONS = {"steps": "--steps", "batch_size": "--batch-size", "learning_rate": "--lr", "eval_every": "--eval-every"}
+STEP_OPTIONS = {
+    "steps": "--steps",
+    "batch_size": "--batch-size",
+    "learning_rate": "--lr",
+    "eval_every": "--eval-every",
+    "minutes": "--minutes",
+}
 
 
 def step_options(args: argparse.Namespace) -> dict[str, float]:

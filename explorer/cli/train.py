@@ -257,6 +257,11 @@ def add_parsers(commands) -> None:
     train.add_argument(
         "--eval-every", type=console.TRAINING_STEPS, help="dev ROC AUC every N steps (default: the trainer's)"
     )
+    train.add_argument(
+        "--minutes",
+        type=console.MINUTES,
+        help="stop after this much time, evaluated and kept as at the last step (a lent GPU's time is fixed)",
+    )
     train.add_argument("--work", type=Path, help="checkpoint folder of a trainer that resumes; a rerun resumes from it")
     train.add_argument("--seed", type=console.SEED, default=0)
     train.add_argument(

@@ -63,6 +63,7 @@ class TrainingSettings:
     # The paper's 5 tokens suit its large model; Lester et al. (2021, Fig. 3) find small models
     # need 20 or more, so the shipped 5-token prompts stay loadable while new ones get 20.
     virtual_tokens: int = 20
+    minutes: float = 0.0  # stop after this long (0: no limit), evaluated at the step it stops
 
 
 def new_soft_prompt(language_model: LanguageModel, virtual_tokens: int):
@@ -129,8 +130,12 @@ def optimize_soft_prompt(
         log(
             f"step {step}/{settings.steps}: loss {total / settings.batch_size:.4f} ({time.monotonic() - started:.0f} s)"
         )
-        if step % settings.eval_every == 0 or step == settings.steps:
+        out_of_time = settings.minutes > 0 and time.monotonic() - started > settings.minutes * 60
+        if step % settings.eval_every == 0 or step == settings.steps or out_of_time:
             evaluate(step)
+        if out_of_time:
+            log(f"stopped at step {step}: the {settings.minutes:g}-minute limit is reached")
+            break
     return losses
 
 

@@ -194,3 +194,15 @@ def test_a_model_without_prompts_is_a_detector_error(language_model, tmp_path):
     tokenizer.save_pretrained(tmp_path)
     with pytest.raises(DetectorError, match="no hallucination classifier_prompt was trained for the model"):
         detectors.create("classifier_prompt", model=str(tmp_path))
+
+
+def test_a_time_limit_stops_the_run_at_a_step_that_is_evaluated_and_kept(language_model):
+    examples = [
+        labelled("a", CLEAN),
+        labelled("b", SYNTHETIC_HALLUCINATION, response="Taxes cut sugar intake and fund new parks."),
+    ]
+    settings = soft_prompt.TrainingSettings(steps=50, batch_size=1, eval_every=100, virtual_tokens=2, minutes=1e-6)
+    logged = []
+    _, record = soft_prompt.train(language_model, "hallucination", examples, examples, settings, log=logged.append)
+    assert "stopped at step 1: the 1e-06-minute limit is reached" in logged
+    assert len(record["loss"]) == 1 and [step for step, _ in record["dev_roc_auc"]] == [0, 1]
