@@ -5,7 +5,8 @@ all dropped arguments: it writes two arguments of a side, then a blank line and 
 (`docs/generator-eval.md`). The guard is a logits processor: while the section being written (the
 text since the last blank line) states arguments of one side only and another argument of that
 side is stated nowhere yet, a blank line, the end of the turn and (after a line break) a second
-line break are not allowed, so the model writes its next most likely continuation: usually
+line break are not allowed (nor a markup tag, its way around them), so the model writes its
+next most likely continuation: usually
 another "They also argue that ..." sentence or bullet. Held, the model sometimes repeats an
 argument it has stated instead, so at the start of a line or a sentence the first token of each
 of the side's unstated arguments gets `NUDGE` added to its logit, and, while the line or sentence
@@ -58,15 +59,16 @@ def _shares(text: str, arguments: Sequence[frozenset[str]]) -> list[float]:
 
 
 @lru_cache(maxsize=4)
-def _line_tokens(tokenizer) -> tuple[list[int], list[int], list[int]]:
-    """The ids of the tokens that hold a blank line, of those that start a line, and of those
-    that start a list item (a bullet or an item's number)."""
+def _line_tokens(tokenizer) -> tuple[list[int], list[int], list[int], list[int]]:
+    """The ids of the tokens that hold a blank line, of those that start a line, of those that
+    start a list item (a bullet or an item's number), and of those that start a markup tag."""
     pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
     texts = [tokenizer.convert_tokens_to_string([piece]) if piece else "" for piece in pieces]
     return (
         [i for i, t in enumerate(texts) if "\n\n" in t],
         [i for i, t in enumerate(texts) if t.startswith("\n")],
         [i for i, t in enumerate(texts) if t.strip() in ("-", "*", "\u2022") or (t.isdigit() and t.isascii())],
+        [i for i, t in enumerate(texts) if t.lstrip().startswith("<")],
     )
 
 
@@ -86,7 +88,7 @@ class CoverageGuard:
                 self.arguments.append(stems - query or stems)
         self.side = [p for p, perspective in enumerate(example.perspectives) for _ in perspective.arguments]
         self.texts = [argument.strip() for perspective in example.perspectives for argument in perspective.arguments]
-        self.breaks, self.newlines, self.items = _line_tokens(tokenizer)
+        self.breaks, self.newlines, self.items, self.tags = _line_tokens(tokenizer)
         self.stated, self.since = 0, 0  # how many arguments were stated, since which token
 
     def section_sides(self, section: str) -> set[int]:
@@ -120,7 +122,8 @@ class CoverageGuard:
             return scores
         sides = self.section_sides(section)
         if len(sides) == 1 and any(self.side[i] in sides for i in unstated):
-            scores[:, self.breaks + self.stop_ids] = float("-inf")
+            # A tag ("</p>") is what the model writes when a blank line is not allowed.
+            scores[:, self.breaks + self.stop_ids + self.tags] = float("-inf")
             if text.endswith("\n"):
                 scores[:, self.newlines] = float("-inf")
             nudged = self.next_tokens(text, [i for i in unstated if self.side[i] in sides])

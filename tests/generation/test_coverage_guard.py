@@ -33,12 +33,12 @@ def banned(tokenizer, text: str, guard: CoverageGuard | None = None) -> dict[str
     return {name: bool(scores[0, i] == float("-inf")) for name, i in token.items()}
 
 
-NEXT = {"blank line": "\n\n", "new line": "\n"}
+NEXT = {"blank line": "\n\n", "new line": "\n", "tag": "</"}
 
 
 def test_a_side_is_held_open_while_one_of_its_arguments_is_unstated(tokenizer):
     one = banned(tokenizer, "Supporters say rail travel is often faster.")
-    assert one == {"blank line": True, "new line": False, "end of turn": True}
+    assert one == {"blank line": True, "new line": False, "tag": True, "end of turn": True}
     both = "Supporters say rail travel is often faster. Trains run often and alert you to delays."
     assert not any(banned(tokenizer, both).values())  # the pro side is complete: the model may move on
     # In a list, a line of its own is allowed (the next bullet), a second one is not.
