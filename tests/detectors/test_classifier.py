@@ -168,13 +168,18 @@ def test_a_tiny_run_resumes_saves_and_reloads_with_the_same_scores(language_mode
         assert torch.allclose(before, after, atol=1e-6)
 
 
-@pytest.mark.slow
-def test_a_right_padded_batch_gives_each_input_its_own_logits(language_model):
-    examples = [
+def three_lengths():
+    """A clean answer, one with an invented clause and one that drops an argument: three lengths."""
+    return [
         labelled("a", CLEAN),
         labelled("b", INVENTED, response="Taxes cut sugar intake and fund new parks, a 2019 study found."),
         labelled("c", DROPPED, response="Taxes cut sugar intake."),
     ]
+
+
+@pytest.mark.slow
+def test_a_right_padded_batch_gives_each_input_its_own_logits(language_model):
+    examples = three_lengths()
     label_ids = label_token_ids(language_model.tokenizer)
     inputs = [classifier.unit_input(language_model, e) for e in examples]
     assert len({i.ids.shape[1] for i in inputs}) == 3  # padding is exercised
@@ -186,11 +191,7 @@ def test_a_right_padded_batch_gives_each_input_its_own_logits(language_model):
 
 @pytest.mark.slow
 def test_micro_batches_train_the_same_step_and_a_time_limit_stops_the_session_saved(tmp_path):
-    examples = [
-        labelled("a", CLEAN),
-        labelled("b", INVENTED, response="Taxes cut sugar intake and fund new parks, a 2019 study found."),
-        labelled("c", DROPPED, response="Taxes cut sugar intake."),
-    ]
+    examples = three_lengths()
     settings = training.TrainingSettings(steps=1, batch_size=3, learning_rate=1e-3, eval_every=1, rank=2)
     _, one_by_one = training.train(examples, examples, settings, tmp_path / "a", log=lambda _: None)
     logged = []
