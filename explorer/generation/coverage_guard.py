@@ -5,20 +5,19 @@ all dropped arguments: it writes two arguments of a side, then a blank line and 
 (`docs/generator-eval.md`). The guard is a logits processor: while the section being written (the
 text since the last blank line) states arguments of one side only and another argument of that
 side is stated nowhere yet, a blank line, the end of the turn and (after a line break) a second
-line break are not allowed (nor a markup tag, its way around them), so the model writes its
-next most likely continuation: usually
-another "They also argue that ..." sentence or bullet. Held, the model sometimes repeats an
-argument it has stated instead, so at the start of a line or a sentence the first token of each
-of the side's unstated arguments gets `NUDGE` added to its logit, and, while the line or sentence
-copies one of them, its next token too. And once every argument of the section's side is
-stated, a list there gets no further item: the model, in the habit of listing, would repeat one.
-Everything else is the model's own choice: greedy
-decoding stays greedy among the tokens left, and a section stating both sides at once (one
-paragraph for the whole answer) is never held.
+line break are not allowed (nor a markup tag, its way around them), so the model writes its next
+most likely continuation: usually another "They also argue that ..." sentence or bullet. Held,
+the model sometimes repeats an argument it has stated instead, so at the start of a line or a
+sentence the first token of each of the side's unstated arguments gets `NUDGE` added to its
+logit, and, while the line or sentence copies one of them, its next token too. And once every
+argument of the section's side is stated, a list there gets no further item: the model, in the
+habit of listing, would repeat one. Everything else is the model's own choice: greedy decoding
+stays greedy among the tokens left, and a section stating both sides at once (one paragraph for
+the whole answer) is never held.
 
 An argument counts as stated when most of the content stems it adds to the query occur in one
-sentence of the text (`STATED`): the adapter copies, so a looser match would let another argument pass for it.
-Once `PATIENCE` tokens pass without a new argument stated, the guard lets go for good, so it never
+sentence of the text (`STATED`): the adapter copies, so a looser match would let another
+argument pass for it. Once `PATIENCE` tokens pass without a new argument stated, the guard lets go for good, so it never
 makes the model loop to the token limit. It runs in this process only (a server's decoding is
 its own); `explorer.generation.backends` turns it on with an adapter, since the base model
 paraphrases and its arguments would rarely count as stated.
@@ -38,8 +37,9 @@ STATED = 0.7  # share of an argument's content stems that must occur for it to c
 TIE = 0.1  # a sentence states every argument whose share is this close to its best one's
 PATIENCE = 40  # tokens the model gets to state a new argument while the guard holds
 NUDGE = 4.0  # added to the logit of an unstated argument's next token where one may start or goes on
-_ITEM = re.compile(r"\s*(?:[-*\u2022]|\d+[.)])\s")  # a line that is a list item
-_MARKER = re.compile(r"\s*(?:(?:[-*\u2022]|\d+[.)])(?:\s+|$))?")
+_BULLET = r"(?:[-*\u2022]|\d+[.)])"  # a bullet or an item's number
+_ITEM = re.compile(rf"\s*{_BULLET}\s")  # a line that is a list item
+_MARKER = re.compile(rf"\s*(?:{_BULLET}(?:\s+|$))?")  # a list item's marker, also one just written
 _SENTENCE_END = re.compile(r".*[.!?](?:\s|$)")
 
 
@@ -81,23 +81,22 @@ class CoverageGuard:
         # argument built on its words ("Bicycles are the best mode of transport"): only the words
         # an argument adds to the query show that it is stated.
         query = frozenset(DEFAULT_SEGMENTER.content_stems(example.query))
-        self.arguments = []
-        for perspective in example.perspectives:
+        self.arguments, self.side, self.texts = [], [], []
+        for p, perspective in enumerate(example.perspectives):
             for argument in perspective.arguments:
                 stems = frozenset(DEFAULT_SEGMENTER.content_stems(argument))
                 self.arguments.append(stems - query or stems)
-        self.side = [p for p, perspective in enumerate(example.perspectives) for _ in perspective.arguments]
-        self.texts = [argument.strip() for perspective in example.perspectives for argument in perspective.arguments]
+                self.side.append(p)
+                self.texts.append(argument.strip())
         self.breaks, self.newlines, self.items, self.tags = _line_tokens(tokenizer)
         self.stated, self.since = 0, 0  # how many arguments were stated, since which token
 
-    def section_sides(self, section: str) -> set[int]:
-        """The sides of the arguments the section's sentences state: in each sentence, the best
-        matches only (within `TIE`), since the two sides' arguments often share most of their words
-        ("a vegetarian diet can help alleviate world hunger" / "... will not help ...")."""
+    def sides_stated(self, sentences: Sequence[Sequence[float]]) -> set[int]:
+        """The sides of the arguments these sentences state (each sentence's shares): in each, the
+        best matches only (within `TIE`), since the two sides' arguments often share most of their
+        words ("a vegetarian diet can help alleviate world hunger" / "... will not help ...")."""
         sides = set()
-        for start, end in sentence_spans(section):
-            shares = _shares(section[start:end], self.arguments)
+        for shares in sentences:
             best = max(shares, default=0.0)
             sides |= {self.side[i] for i, share in enumerate(shares) if share >= max(STATED, best - TIE)}
         return sides
@@ -105,22 +104,22 @@ class CoverageGuard:
     def __call__(self, input_ids, scores):
         written = input_ids.shape[1] - self.prompt_length
         text = self.tokenizer.decode(input_ids[0, self.prompt_length :], skip_special_tokens=True)
+        spans = sentence_spans(text)
+        shares = [_shares(text[start:end], self.arguments) for start, end in spans]
         # Within one sentence: words an argument shares with others, scattered over the answer
         # ("research", "use", "methods"), must not pass for it.
-        best = [0.0] * len(self.arguments)
-        for start, end in sentence_spans(text):
-            best = [max(pair) for pair in zip(best, _shares(text[start:end], self.arguments), strict=True)]
+        best = [max(column, default=0.0) for column in zip(*shares)] if shares else [0.0] * len(self.arguments)
         unstated = {i for i, share in enumerate(best) if share < STATED}
         if len(self.arguments) - len(unstated) > self.stated:
             self.stated, self.since = len(self.arguments) - len(unstated), written
-        section = text[text.rfind("\n\n") + 1 :]
-        if text.endswith("\n") and _ITEM.match(text[text.rstrip("\n").rfind("\n") + 1 :]):
-            listed = self.section_sides(section)
-            if listed and all(self.side[i] not in listed for i in unstated):
-                scores[:, self.items] = float("-inf")
+        # The section: the text since the last blank line (its sentences, as the whole text's).
+        section = text.rfind("\n\n") + 1
+        sides = self.sides_stated([row for (start, _), row in zip(spans, shares, strict=True) if start >= section])
+        listing = text.endswith("\n") and _ITEM.match(text[text.rstrip("\n").rfind("\n") + 1 :])
+        if listing and sides and all(self.side[i] not in sides for i in unstated):
+            scores[:, self.items] = float("-inf")
         if not unstated or written - self.since > PATIENCE:
             return scores
-        sides = self.section_sides(section)
         if len(sides) == 1 and any(self.side[i] in sides for i in unstated):
             # A tag ("</p>") is what the model writes when a blank line is not allowed.
             scores[:, self.breaks + self.stop_ids + self.tags] = float("-inf")
