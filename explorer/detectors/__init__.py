@@ -50,8 +50,8 @@ __all__ = [
     "names",
     "spec",
     "trainable",
-    "verdict_candidates",
     "trainer",
+    "verdict_candidates",
     "weights",
 ]
 
