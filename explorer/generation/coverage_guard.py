@@ -11,7 +11,9 @@ the model sometimes repeats an argument it has stated instead, so at the start o
 sentence the first token of each of the side's unstated arguments gets `NUDGE` added to its
 logit, and, while the line or sentence copies one of them, its next token too. And once every
 argument of the section's side is stated, a list there gets no further item: the model, in the
-habit of listing, would repeat one. Everything else is the model's own choice: greedy decoding
+habit of listing, would repeat one; and while a held side's line starts both an argument already
+stated and one still owed ("No," before "No, the schools have phones" once more), the stated
+one's next token loses `NUDGE`. Everything else is the model's own choice: greedy decoding
 stays greedy among the tokens left, and a section stating both sides at once (one paragraph for
 the whole answer) is never held.
 
@@ -125,17 +127,22 @@ class CoverageGuard:
             scores[:, self.breaks + self.stop_ids + self.tags] = float("-inf")
             if text.endswith("\n"):
                 scores[:, self.newlines] = float("-inf")
-            nudged = self.next_tokens(text, [i for i in unstated if self.side[i] in sides])
-            scores[:, nudged] += NUDGE
+            held = [i for i in range(len(self.arguments)) if self.side[i] in sides]
+            owed = [i for i in held if i in unstated]
+            raised, lowered = self.next_tokens(text, owed, [i for i in held if i not in unstated])
+            scores[:, raised] += NUDGE
+            scores[:, lowered] -= NUDGE
         return scores
 
-    def next_tokens(self, text: str, candidates: Sequence[int]) -> list[int]:
-        """The token that would start, or go on copying, each candidate argument after `text`: at
-        the start of a sentence, line or list item (after a space or line break the word's own
-        token, else the one with a leading space), or where the unit so far starts the argument."""
+    def next_tokens(self, text: str, unstated: Sequence[int], stated: Sequence[int]) -> tuple[list[int], list[int]]:
+        """The token that would start, or go on copying, each unstated argument after `text` (at
+        the start of a sentence, line or list item: after a space or line break the word's own
+        token, else the one with a leading space; or where the unit so far starts the argument),
+        and the token that would go on copying a stated one that the unit so far starts as well
+        ("No, the schools have phones" once more where "No, because ..." is unstated)."""
         unit = _unit(text)
-        tokens = set()
-        for i in candidates:
+        raised, lowered = set(), set()
+        for i in unstated:
             argument = self.texts[i]
             if not unit:
                 piece = argument if not text or text[-1].isspace() else " " + argument
@@ -143,6 +150,9 @@ class CoverageGuard:
                 piece = argument[len(unit) :]
             else:
                 continue
-            ids = self.tokenizer(piece, add_special_tokens=False)["input_ids"]
-            tokens |= set(ids[:1])
-        return sorted(tokens)
+            raised |= set(self.tokenizer(piece, add_special_tokens=False)["input_ids"][:1])
+        for i in stated if raised and unit else ():
+            argument = self.texts[i]
+            if argument.lower().startswith(unit.lower()) and len(unit) < len(argument):
+                lowered |= set(self.tokenizer(argument[len(unit) :], add_special_tokens=False)["input_ids"][:1])
+        return sorted(raised), sorted(lowered - raised)

@@ -16,7 +16,9 @@ first, else the packaged one (`resources/generator/npov`, for the packaged SmolL
 Decoding is greedy by default, so the same input gives the same response; sampling
 (temperature, top-p) is seeded, so it is repeatable for a seed. With an adapter it runs under the
 coverage guard (`explorer.generation.coverage_guard`: a side's section stays open until it states
-each of that side's arguments), which the generator's identity names. An input that would not fit
+each of that side's arguments) and the restatement rule (`explorer.generation.restatement`: a
+yes/no question restated as a statement in a "whether" clause), which the generator's identity
+names ("+coverage-guard"). An input that would not fit
 the model's context with the tokens asked for is refused with the counts, never truncated.
 """
 
@@ -32,6 +34,7 @@ from explorer.config import shipped_weights
 from explorer.data.example import Example
 from explorer.generation.base import DEFAULT_SETTINGS, GenerationSettings, Generator
 from explorer.generation.coverage_guard import CoverageGuard
+from explorer.generation.restatement import QuestionRestatement
 from explorer.models.language_model import LanguageModel
 from explorer.models.trained import ADAPTER_FILE, TrainedNotFoundError, find_trained
 from explorer.text.prompts import npov_prompt, turn_token_ids
@@ -150,7 +153,12 @@ class NpovGenerator(Generator):
                 pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
                 eos_token_id=stops,
                 logits_processor=LogitsProcessorList(
-                    [CoverageGuard(tokenizer, example, ids.shape[1], stops)] if self.guard else []
+                    [
+                        CoverageGuard(tokenizer, example, ids.shape[1], stops),
+                        QuestionRestatement(self.model, tokenizer, example.query, ids.shape[1]),
+                    ]
+                    if self.guard
+                    else []
                 ),
                 **options,
             )

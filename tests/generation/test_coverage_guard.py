@@ -111,3 +111,26 @@ def test_a_list_gets_no_further_item_once_its_side_is_stated(tokenizer):
     assert allowed(done) == {"bullet": False, "number": False}  # the next item could only repeat one
     assert allowed("**For**\n- Rail travel is often faster.\n") == {"bullet": True, "number": True}  # one to come
     assert allowed(done + "\n**Against**\n") == {"bullet": True, "number": True}  # a new section's list
+
+
+def lowered(tokenizer, text: str) -> list[str]:
+    """The tokens the guard lowers after `text`, as text."""
+    guard = CoverageGuard(tokenizer, PHONES, len(tokenizer(PROMPT)["input_ids"]), turn_token_ids(tokenizer))
+    scores = guard(torch.tensor([tokenizer(PROMPT + text)["input_ids"]]), torch.zeros(1, len(tokenizer)))
+    return sorted(tokenizer.decode([i]) for i in torch.nonzero(scores[0] == -coverage_guard.NUDGE).flatten().tolist())
+
+
+PHONES = make_example(
+    "",
+    ("pro", ["Yes, it should be allowed in case of emergency."]),
+    ("con", ["No, the schools have phones, the students can use those.", "No, because students will be distracted."]),
+    query="Should cell phones be allowed in schools?",
+)
+
+
+def test_a_line_that_starts_both_a_stated_and_an_unstated_argument_is_steered_off_the_stated_one(tokenizer):
+    stated = "**Against**\n- No, the schools have phones, the students can use those.\n- No,"
+    assert lowered(tokenizer, stated) == [" the"]  # " because" is raised instead
+    # At a line's start, or once the line has left the stated argument, nothing is lowered.
+    assert lowered(tokenizer, stated[: -len("No,")]) == []
+    assert lowered(tokenizer, stated + " because") == []
