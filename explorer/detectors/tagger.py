@@ -49,6 +49,7 @@ from explorer.detectors.base import (
 from explorer.detectors.ops.recent import RecentResults
 from explorer.models.encoder import default_model_path, encoder_identity
 from explorer.models.identity import folder_digest
+from explorer.models.language_model import LOADING
 from explorer.models.trained import TrainedNotFoundError
 from explorer.text.claims import sentence_spans
 from explorer.text.prompts import curly_braces_arguments
@@ -79,10 +80,12 @@ def load_token_classifier(path: Path):
     verbosity = logging.get_verbosity()
     logging.set_verbosity_error()  # the head is new (trained, or loaded from the adapter)
     try:
-        model = AutoModelForTokenClassification.from_pretrained(path, num_labels=2)
+        with LOADING:
+            model = AutoModelForTokenClassification.from_pretrained(path, num_labels=2)
+            tokenizer = AutoTokenizer.from_pretrained(path)
     finally:
         logging.set_verbosity(verbosity)
-    return AutoTokenizer.from_pretrained(path), model.eval()
+    return tokenizer, model.eval()
 
 
 def _argument_places(tokenizer, example: Example) -> tuple[list[int], list[tuple | None]]:

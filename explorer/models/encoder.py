@@ -39,7 +39,7 @@ import numpy as np
 
 from explorer.config import offline_hub
 from explorer.models.identity import model_identity
-from explorer.models.language_model import loading_model
+from explorer.models.language_model import LOADING, loading_model
 from explorer.text.words import DEFAULT_SEGMENTER
 
 Span = tuple[int, int]
@@ -210,7 +210,9 @@ def load_pair_classifier(path: Path):
     verbosity = logging.get_verbosity()
     logging.set_verbosity_error()  # the head is new (trained, or loaded from an adapter): no warning needed
     try:
-        model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=2)
+        with LOADING:
+            model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=2)
+            tokenizer = AutoTokenizer.from_pretrained(path)
     finally:
         logging.set_verbosity(verbosity)
-    return AutoTokenizer.from_pretrained(path), model.eval()
+    return tokenizer, model.eval()

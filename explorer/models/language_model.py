@@ -118,12 +118,21 @@ def _check_config(config_path: Path) -> None:
         )
 
 
+# While it loads a model, transformers patches classes and puts them back after
+# (`PreTrainedModel.tie_weights` among them). Two loads at once in one process (the app's job
+# threads, a test's) can put a patch back for good: every later load then leaves the tied
+# output embedding unloaded, on the meta device. So models load one at a time.
+LOADING = threading.RLock()
+
+
 @contextlib.contextmanager
 def loading_model(path: Path) -> Iterator[None]:
-    """Whatever transformers raises while reading a model's files (a pickle it refuses, a
-    malformed tensor file, a config it cannot map) means the model is unusable."""
+    """Load one model at a time (`LOADING`). Whatever transformers raises while reading a
+    model's files (a pickle it refuses, a malformed tensor file, a config it cannot map) means
+    the model is unusable."""
     try:
-        yield
+        with LOADING:
+            yield
     except InvalidModelError:
         raise
     except Exception as error:

@@ -4,6 +4,8 @@ when the first uncached example needs the model; nothing in it runs, nothing is 
 
 import json
 import os
+import threading
+import time
 
 import pytest
 import torch
@@ -50,3 +52,29 @@ def test_a_pickle_in_the_weights_is_refused_with_exit_2_and_nothing_written(tmp_
     err = capsys.readouterr().err
     assert f"cannot load the model at {folder}: UnpicklingError" in err and "nothing was written" in err
     assert not out.exists() and not marker.exists()
+
+
+@pytest.mark.parametrize("second_load", ["language model", "pair classifier", "token classifier"])
+def test_models_load_one_at_a_time(second_load):
+    # transformers patches classes while it loads and puts them back after; two loads at once
+    # once left `tie_weights` patched for good, and every later load with a meta-device output
+    # embedding. A load waits while another holds the lock.
+    from explorer.detectors.tagger import load_token_classifier
+    from explorer.models.encoder import default_model_path, load_pair_classifier
+    from explorer.models.language_model import LOADING, load_language_model
+
+    loads = {
+        "language model": load_language_model,
+        "pair classifier": lambda: load_pair_classifier(default_model_path()),
+        "token classifier": lambda: load_token_classifier(default_model_path()),
+    }
+    started = time.monotonic()
+    loads[second_load]()  # imports done, files cached: how long a load takes here
+    took = time.monotonic() - started
+    done = threading.Event()
+    with LOADING:
+        thread = threading.Thread(target=lambda: (loads[second_load](), done.set()), daemon=True)
+        thread.start()
+        assert not done.wait(3 * took + 1)
+    thread.join(120)
+    assert done.is_set()
