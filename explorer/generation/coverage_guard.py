@@ -13,7 +13,8 @@ logit, and, while the line or sentence copies one of them, its next token too. A
 argument of the section's side is stated, a list there gets no further item: the model, in the
 habit of listing, would repeat one; and while a held side's line starts both an argument already
 stated and one still owed ("No," before "No, the schools have phones" once more), the stated
-one's next token loses `NUDGE`. Everything else is the model's own choice: greedy decoding
+one's next token loses `NUDGE`; and the answer may not end while a side has no argument stated
+(a side is held only once one of its arguments is). Everything else is the model's own choice: greedy decoding
 stays greedy among the tokens left, and a section stating both sides at once (one paragraph for
 the whole answer) is never held.
 
@@ -132,6 +133,9 @@ class CoverageGuard:
             raised, lowered = self.next_tokens(text, owed, [i for i in held if i not in unstated])
             scores[:, raised] += NUDGE
             scores[:, lowered] -= NUDGE
+        elif {self.side[i] for i in unstated} - {self.side[i] for i in range(len(self.arguments)) if i not in unstated}:
+            # A side none of whose arguments is stated yet: the answer may not end before it.
+            scores[:, self.stop_ids] = float("-inf")
         return scores
 
     def next_tokens(self, text: str, unstated: Sequence[int], stated: Sequence[int]) -> tuple[list[int], list[int]]:

@@ -40,7 +40,8 @@ def test_a_side_is_held_open_while_one_of_its_arguments_is_unstated(tokenizer):
     one = banned(tokenizer, "Supporters say rail travel is often faster.")
     assert one == {"blank line": True, "new line": False, "tag": True, "end of turn": True}
     both = "Supporters say rail travel is often faster. Trains run often and alert you to delays."
-    assert not any(banned(tokenizer, both).values())  # the pro side is complete: the model may move on
+    # The pro side is complete: the model may move on, though not end before the con side.
+    assert banned(tokenizer, both) == {"blank line": False, "new line": False, "tag": False, "end of turn": True}
     # In a list, a line of its own is allowed (the next bullet), a second one is not.
     assert banned(tokenizer, "**For**\n- Rail travel is often faster.\n")["new line"]
 
@@ -48,7 +49,8 @@ def test_a_side_is_held_open_while_one_of_its_arguments_is_unstated(tokenizer):
 def test_a_restated_question_does_not_pass_for_an_argument_built_on_its_words(tokenizer):
     # "Bicycles are the best mode of transport for the future" shares all but one content word
     # with the query; restating the query states no argument, so nothing is held.
-    assert not any(banned(tokenizer, "**Is rail travel the best mode of transport for the future?**").values())
+    restated = banned(tokenizer, "**Is rail travel the best mode of transport for the future?**")
+    assert not any(restated[name] for name in NEXT)
     # The con side once started: "Bicycles" still to come.
     assert banned(tokenizer, "Critics fear that trains bring a risk of crashes.")["blank line"]
 
@@ -134,3 +136,10 @@ def test_a_line_that_starts_both_a_stated_and_an_unstated_argument_is_steered_of
     # At a line's start, or once the line has left the stated argument, nothing is lowered.
     assert lowered(tokenizer, stated[: -len("No,")]) == []
     assert lowered(tokenizer, stated + " because") == []
+
+
+def test_an_answer_may_not_end_before_each_side_has_begun(tokenizer):
+    pro = "**For**\n- Rail travel is often faster.\n- Trains run often and alert you to delays."
+    assert banned(tokenizer, pro)["end of turn"]
+    con = "\n\n**Against**\n- Trains bring a risk of crashes.\n- Bicycles are the best mode of transport."
+    assert not banned(tokenizer, pro + con)["end of turn"]

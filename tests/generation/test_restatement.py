@@ -34,26 +34,37 @@ def test_the_model_places_the_auxiliary_where_the_subject_ends(generator, questi
     assert words[at] == fronted_auxiliary(question)[0]
 
 
-def scores_after(generator, text: str, question: str = QUESTION) -> dict[str, float]:
-    """What the rule does to the logits of " is" and " good" after `text` (0: nothing)."""
+@pytest.fixture(scope="module")
+def scores_after(generator):
+    """What the rule for a question (building it costs a forward pass: once each) does to the
+    logits of " is" and " good" after a text (0: nothing)."""
     tokenizer = generator.language_model.tokenizer
-    rule = QuestionRestatement(generator.model, tokenizer, question, len(tokenizer(PROMPT)["input_ids"]))
-    scores = rule(torch.tensor([tokenizer(PROMPT + text)["input_ids"]]), torch.zeros(1, len(tokenizer)))
-    return {w: float(scores[0, tokenizer(w, add_special_tokens=False)["input_ids"][0]]) for w in (" is", " good")}
+    rules = {}
+
+    def scores(text: str, question: str = QUESTION) -> dict[str, float]:
+        if question not in rules:
+            rules[question] = QuestionRestatement(
+                generator.model, tokenizer, question, len(tokenizer(PROMPT)["input_ids"])
+            )
+        ids = torch.tensor([tokenizer(PROMPT + text)["input_ids"]])
+        after = rules[question](ids, torch.zeros(1, len(tokenizer)))
+        return {w: float(after[0, tokenizer(w, add_special_tokens=False)["input_ids"][0]]) for w in (" is", " good")}
+
+    return scores
 
 
-def test_whether_is_never_followed_by_the_questions_auxiliary(generator):
-    assert scores_after(generator, "The question of whether")[" is"] == float("-inf")
-    assert scores_after(generator, "**Is it good?**\n\nPeople ask whether")[" is"] == float("-inf")
+def test_whether_is_never_followed_by_the_questions_auxiliary(scores_after):
+    assert scores_after("The question of whether")[" is"] == float("-inf")
+    assert scores_after("**Is it good?**\n\nPeople ask whether")[" is"] == float("-inf")
 
 
-def test_at_the_end_of_the_subject_the_clause_goes_on_as_the_statement(generator):
-    at_the_end = scores_after(generator, "The question of whether the D.A.R.E. program")
+def test_at_the_end_of_the_subject_the_clause_goes_on_as_the_statement(scores_after):
+    at_the_end = scores_after("The question of whether the D.A.R.E. program")
     assert at_the_end == {" is": NUDGE, " good": float("-inf")}  # not "whether the D.A.R.E. program good"
     # Before it, after it, off the question, and without a "whether": nothing.
     nothing = {" is": 0.0, " good": 0.0}
-    assert scores_after(generator, "The question of whether the D.A.R.E.") == nothing
-    assert scores_after(generator, "The question of whether the D.A.R.E. program is") == nothing
-    assert scores_after(generator, "The question of whether schools") == nothing
-    assert scores_after(generator, "The D.A.R.E. program") == nothing
-    assert scores_after(generator, "The question of whether", "Does homework help students?") == nothing
+    assert scores_after("The question of whether the D.A.R.E.") == nothing
+    assert scores_after("The question of whether the D.A.R.E. program is") == nothing
+    assert scores_after("The question of whether schools") == nothing
+    assert scores_after("The D.A.R.E. program") == nothing
+    assert scores_after("The question of whether", "Does homework help students?") == nothing
