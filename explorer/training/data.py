@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -208,6 +209,24 @@ class ForeignTraining:
 # Stacking without a leak: a stacked component trains on one half of Perspectrum train's claims,
 # the stacked head on the other, so the head learns how far to trust scores of unseen text.
 TRAIN_PARTS = ("all", "components", "head")
+
+
+def reordered(example: Example, seed: int) -> Example:
+    """`example` with each perspective's arguments in a shuffled order (seeded by `seed` and the
+    example's id), its uncovered arguments renumbered; the response and the hallucinated spans
+    are unchanged, so its labels stay true. Answers state a side's arguments in any order, and a
+    detector that learns to pair the k-th argument with the k-th sentence fails on the others."""
+    rng = random.Random(f"{seed}:{example.id}")
+    orders = [rng.sample(range(len(p.arguments)), len(p.arguments)) for p in example.perspectives]
+    perspectives = tuple(
+        dataclasses.replace(p, arguments=tuple(p.arguments[i] for i in order))
+        for p, order in zip(example.perspectives, orders, strict=True)
+    )
+    uncovered = tuple(
+        dataclasses.replace(u, argument=orders[u.perspective].index(u.argument)) for u in example.labels.uncovered
+    )
+    labels = dataclasses.replace(example.labels, uncovered=uncovered)
+    return dataclasses.replace(example, perspectives=perspectives, labels=labels, extra={})
 
 
 def claim_half(example: Example) -> str:

@@ -55,6 +55,7 @@ from explorer.training.data import (
     claim_half,
     dev_targets,
     labelled_train,
+    reordered,
     roc_auc,
     save_peft,
     torch_training,
@@ -72,6 +73,7 @@ class TrainingSettings:
     eval_every: int = 200
     rank: int = 16
     seed: int = 0
+    reorder: bool = False  # train on a copy of each example with its arguments reordered, too
 
 
 def token_tags(example: Example, window: Window) -> list[int]:
@@ -150,6 +152,8 @@ def train(
         target_modules=LORA_TARGETS,
     )
     model = get_peft_model(base, config)
+    if settings.reorder:
+        train_set = [*train_set, *(reordered(e, settings.seed) for e in train_set)]
     items = [(w, token_tags(e, w)) for e in train_set for w in windows(tokenizer, e, limit)]
     positives = sum(t == 1 for _, tags in items for t in tags)
     tagged = sum(t != IGNORED for _, tags in items for t in tags)

@@ -24,3 +24,31 @@ def test_the_sample_train_split_goes_with_the_components_never_the_head(perspect
     components = {e.id for e in _train_set(perspectrum_file, "--part", "components")}
     head = {e.id for e in _train_set(perspectrum_file, "--part", "head")}
     assert sample_ids <= components and not sample_ids & head
+
+
+def test_reordered_arguments_keep_the_labels_true():
+    from explorer.data.example import Labels, UncoveredArgument
+    from tests.helpers import make_example
+
+    labels = Labels(True, True, hallucinated_spans=((0, 4),), uncovered=(UncoveredArgument(0, 2, ((0, 3),)),))
+    sides = ("pro", ["A a", "B b", "C c"]), ("con", ["D d", "E e"])
+    example = make_example("Text of the answer.", *sides, labels=labels)
+    variants = [data.reordered(example, seed) for seed in range(6)]
+    assert data.reordered(example, 0) == variants[0]  # seeded
+    assert any(v.perspectives != example.perspectives for v in variants)
+    for variant in variants:
+        assert [sorted(p.arguments) for p in variant.perspectives] == [sorted(arguments) for _, arguments in sides]
+        [dropped] = variant.labels.uncovered
+        assert variant.perspectives[0].arguments[dropped.argument] == "C c" and dropped.spans == ((0, 3),)
+        assert variant.response == example.response and variant.labels.hallucinated_spans == ((0, 4),)
+
+
+def test_a_true_or_false_setting_is_a_switch():
+    from explorer.training import tagger
+    from explorer.training.checkpoints import parsed_settings, run_parser
+
+    parser = run_parser("", tagger.TrainingSettings, SAMPLE_DIR)
+    given = ["--data", "in.jsonl", "--work", "w"]
+    assert parsed_settings(parser.parse_args(given), tagger.TrainingSettings).reorder is False
+    assert parsed_settings(parser.parse_args([*given, "--reorder"]), tagger.TrainingSettings).reorder is True
+    assert parsed_settings(parser.parse_args([*given, "--no-reorder"]), tagger.TrainingSettings).reorder is False
