@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -24,13 +23,12 @@ from explorer import detectors  # noqa: E402
 from explorer.data.example import Example  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.data.labels import ERROR_TYPES, is_error_free  # noqa: E402
+from explorer.training.data import with_argument_orders  # noqa: E402
 
 
 def reversed_arguments(example: Example) -> Example:
-    """`example` with each perspective's arguments in reverse order; its labels name no argument
-    (it is error-free), and the argument references of its extra fields are dropped."""
-    perspectives = tuple(replace(p, arguments=tuple(reversed(p.arguments))) for p in example.perspectives)
-    return replace(example, perspectives=perspectives, extra={})
+    """`example` with each perspective's arguments in reverse order."""
+    return with_argument_orders(example, [range(len(p.arguments))[::-1] for p in example.perspectives])
 
 
 def main(argv=None) -> int:

@@ -47,9 +47,8 @@ from explorer.detectors.base import (
     ResponseWordScore,
 )
 from explorer.detectors.ops.recent import RecentResults
-from explorer.models.encoder import default_model_path, encoder_identity
+from explorer.models.encoder import default_model_path, encoder_identity, load_with_head
 from explorer.models.identity import folder_digest
-from explorer.models.language_model import LOADING
 from explorer.models.trained import TrainedNotFoundError
 from explorer.text.claims import sentence_spans
 from explorer.text.prompts import curly_braces_arguments
@@ -73,19 +72,10 @@ class Window:
 
 
 def load_token_classifier(path: Path):
-    """A BERT-style encoder folder as a two-way token classifier with a new head, and its tokenizer."""
-    from transformers import AutoModelForTokenClassification, AutoTokenizer
-    from transformers.utils import logging
+    """`path` as a two-way token classifier (`explorer.models.encoder.load_with_head`)."""
+    from transformers import AutoModelForTokenClassification
 
-    verbosity = logging.get_verbosity()
-    logging.set_verbosity_error()  # the head is new (trained, or loaded from the adapter)
-    try:
-        with LOADING:
-            model = AutoModelForTokenClassification.from_pretrained(path, num_labels=2)
-            tokenizer = AutoTokenizer.from_pretrained(path)
-    finally:
-        logging.set_verbosity(verbosity)
-    return tokenizer, model.eval()
+    return load_with_head(path, AutoModelForTokenClassification)
 
 
 def _argument_places(tokenizer, example: Example) -> tuple[list[int], list[tuple | None]]:

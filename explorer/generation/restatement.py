@@ -63,19 +63,18 @@ class QuestionRestatement:
     def __init__(self, model, tokenizer, question: str, prompt_length: int):
         self.tokenizer, self.prompt_length = tokenizer, prompt_length
         found = fronted_auxiliary(question)
-        self.statement = None
+        self.subject = None  # None: a question this rule leaves alone
         if found is not None:
             words, at = likeliest_statement(model, tokenizer, *found)
             self.subject = " ".join(words[:at]).lower()
             self.auxiliary = self._first_tokens(words[at], words[at].title())
             self.skipped = self._first_tokens(words[at + 1])
-            self.statement = words
 
     def _first_tokens(self, *words: str) -> list[int]:
         return sorted({self.tokenizer(f" {w}", add_special_tokens=False)["input_ids"][0] for w in words})
 
     def __call__(self, input_ids, scores):
-        if self.statement is None:
+        if self.subject is None:
             return scores
         text = self.tokenizer.decode(input_ids[0, self.prompt_length :], skip_special_tokens=True)
         line = text[text.rfind("\n") + 1 :]

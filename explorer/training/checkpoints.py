@@ -81,6 +81,12 @@ def resume(work: Path, model, optimizer, scheduler, state: dict[str, Any]) -> di
     return state
 
 
+def past(minutes: float, started: float) -> bool:
+    """Whether a session limited to `minutes` (0: no limit) that began at `started`
+    (`time.monotonic()`) has run out of time."""
+    return minutes > 0 and time.monotonic() - started > minutes * 60
+
+
 def run_steps(
     work: Path,
     model,
@@ -125,7 +131,7 @@ def run_steps(
             recent = float(np.mean([value for _, value in state["losses"][-10:]]))
             eta = rate * (settings.steps - step) / 60
             log(f"step {step}/{settings.steps}: loss {recent:.4f}, {rate:.2f} s/step, ETA {eta:.0f} min")
-        out_of_time = minutes > 0 and time.monotonic() - session_started > minutes * 60
+        out_of_time = past(minutes, session_started)
         evaluated = step % settings.eval_every == 0 or step == settings.steps or out_of_time
         if evaluated:
             model.eval()

@@ -211,22 +211,29 @@ class ForeignTraining:
 TRAIN_PARTS = ("all", "components", "head")
 
 
-def reordered(example: Example, seed: int) -> Example:
-    """`example` with each perspective's arguments in a shuffled order (seeded by `seed` and the
-    example's id), its uncovered arguments renumbered; the response and the hallucinated spans
-    are unchanged, so its labels stay true. Answers state a side's arguments in any order, and a
-    detector that learns to pair the k-th argument with the k-th sentence fails on the others."""
-    rng = random.Random(f"{seed}:{example.id}")
-    orders = [rng.sample(range(len(p.arguments)), len(p.arguments)) for p in example.perspectives]
+def with_argument_orders(example: Example, orders: Sequence[Sequence[int]]) -> Example:
+    """`example` with each perspective's arguments in the order its entry of `orders` gives (the
+    old indices, new first), its uncovered arguments renumbered; the response and the
+    hallucinated spans are unchanged, so its labels stay true. Answers state a side's arguments
+    in any order, and a detector that learns to pair the k-th argument with the k-th sentence
+    fails on the others."""
     perspectives = tuple(
         dataclasses.replace(p, arguments=tuple(p.arguments[i] for i in order))
         for p, order in zip(example.perspectives, orders, strict=True)
     )
     uncovered = tuple(
-        dataclasses.replace(u, argument=orders[u.perspective].index(u.argument)) for u in example.labels.uncovered
+        dataclasses.replace(u, argument=list(orders[u.perspective]).index(u.argument)) for u in example.labels.uncovered
     )
     labels = dataclasses.replace(example.labels, uncovered=uncovered)
     return dataclasses.replace(example, perspectives=perspectives, labels=labels, extra={})
+
+
+def reordered(example: Example, seed: int) -> Example:
+    """`example` with each perspective's arguments shuffled (`with_argument_orders`), seeded by
+    `seed` and the example's id."""
+    rng = random.Random(f"{seed}:{example.id}")
+    orders = [rng.sample(range(len(p.arguments)), len(p.arguments)) for p in example.perspectives]
+    return with_argument_orders(example, orders)
 
 
 def claim_half(example: Example) -> str:

@@ -48,6 +48,7 @@ from explorer.detectors.classifier_prompt import (
 from explorer.models.language_model import LanguageModel, ModelNotFoundError, load_language_model
 from explorer.text.prompts import CLASSIFIER_LABELS
 from explorer.training import TrainingInputError, TrainingRequest
+from explorer.training.checkpoints import past
 from explorer.training.data import BestOnDev, roc_auc, save_peft, target, torch_training, training_record
 
 INIT_TEXT = " the of and to a"
@@ -130,7 +131,7 @@ def optimize_soft_prompt(
         log(
             f"step {step}/{settings.steps}: loss {total / settings.batch_size:.4f} ({time.monotonic() - started:.0f} s)"
         )
-        out_of_time = settings.minutes > 0 and time.monotonic() - started > settings.minutes * 60
+        out_of_time = past(settings.minutes, started)
         if step % settings.eval_every == 0 or step == settings.steps or out_of_time:
             evaluate(step)
         if out_of_time:
