@@ -183,10 +183,7 @@ def add_settings_options(parser, settings_class) -> None:
     """One `--name` option per field of a settings dataclass, defaulting to the field's default."""
     for field in dataclasses.fields(settings_class):
         option = f"--{field.name.replace('_', '-')}"
-        if isinstance(field.default, bool):  # bool("False") is True: a switch instead
-            parser.add_argument(option, action=argparse.BooleanOptionalAction, default=field.default)
-        else:
-            parser.add_argument(option, type=type(field.default), default=field.default)
+        parser.add_argument(option, type=type(field.default), default=field.default)
 
 
 def settings_from(args, settings_class):

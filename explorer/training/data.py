@@ -236,6 +236,12 @@ def reordered(example: Example, seed: int) -> Example:
     return with_argument_orders(example, orders)
 
 
+def partly_reordered(examples: Sequence[Example], share: float, seed: int) -> list[Example]:
+    """`examples` with a `share` of them (drawn by `seed` and each id) `reordered` in place: the
+    set keeps its size, so a fixed number of steps sees the given orders as often as the shuffled."""
+    return [reordered(e, seed) if random.Random(f"{seed}:share:{e.id}").random() < share else e for e in examples]
+
+
 def claim_half(example: Example) -> str:
     """`components` or `head`: a fixed half of the claims (by the sha256 of the topic), so both
     halves of one claim's examples land together and the split never changes with the seed."""

@@ -43,12 +43,23 @@ def test_reordered_arguments_keep_the_labels_true():
         assert variant.response == example.response and variant.labels.hallucinated_spans == ((0, 4),)
 
 
-def test_a_true_or_false_setting_is_a_switch():
+def test_a_share_of_the_examples_is_reordered_in_place():
+    from tests.helpers import make_example
+
+    examples = [make_example(f"Answer {i}.", ("pro", ["A a", "B b", "C c"]), example_id=f"e{i}") for i in range(200)]
+    half = data.partly_reordered(examples, 0.5, seed=0)
+    assert [e.id for e in half] == [e.id for e in examples]  # in place: same size, same order
+    assert half == data.partly_reordered(examples, 0.5, seed=0)  # seeded
+    moved = sum(h.perspectives != e.perspectives for h, e in zip(half, examples, strict=True))
+    assert 60 < moved < 100  # half drawn, and a shuffle keeps the given order 1 time in 6
+    assert data.partly_reordered(examples, 0.0, seed=0) == examples
+
+
+def test_the_reorder_share_parses_as_a_number():
     from explorer.training import tagger
     from explorer.training.checkpoints import parsed_settings, run_parser
 
     parser = run_parser("", tagger.TrainingSettings, SAMPLE_DIR)
     given = ["--data", "in.jsonl", "--work", "w"]
-    assert parsed_settings(parser.parse_args(given), tagger.TrainingSettings).reorder is False
-    assert parsed_settings(parser.parse_args([*given, "--reorder"]), tagger.TrainingSettings).reorder is True
-    assert parsed_settings(parser.parse_args([*given, "--no-reorder"]), tagger.TrainingSettings).reorder is False
+    assert parsed_settings(parser.parse_args(given), tagger.TrainingSettings).reorder == 0.0
+    assert parsed_settings(parser.parse_args([*given, "--reorder", "0.5"]), tagger.TrainingSettings).reorder == 0.5
