@@ -4,6 +4,7 @@ their names and options, and scoring on the chosen engine."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -161,19 +162,55 @@ def load_training_files(paths: Sequence[Path]) -> list[Example]:
     return examples
 
 
-# `explorer train`'s step options, by the trainer settings' field each one sets.
+# The step options of `explorer train` and `explorer eval --ablation`, by the trainer settings'
+# field each one sets.
 STEP_OPTIONS = {
     "steps": "--steps",
     "batch_size": "--batch-size",
     "learning_rate": "--lr",
     "eval_every": "--eval-every",
     "minutes": "--minutes",
+    "micro_batch": "--micro-batch",
 }
 
 
+def add_step_options(parser: argparse.ArgumentParser, scope: str = "") -> None:
+    """The `STEP_OPTIONS`, each defaulting to the trainer's own; `scope` ends each help."""
+    parser.add_argument("--steps", type=console.TRAINING_STEPS, help=f"optimizer steps (default: the trainer's){scope}")
+    parser.add_argument("--batch-size", type=console.BATCH_SIZE, help=f"items a step (default: the trainer's){scope}")
+    parser.add_argument("--lr", type=console.LEARNING_RATE, help=f"AdamW learning rate (default: the trainer's){scope}")
+    parser.add_argument(
+        "--eval-every", type=console.TRAINING_STEPS, help=f"dev ROC AUC every N steps (default: the trainer's){scope}"
+    )
+    parser.add_argument(
+        "--minutes",
+        type=console.MINUTES,
+        help="stop after this much time, evaluated and kept as at the last step (a lent GPU's time is fixed)" + scope,
+    )
+    parser.add_argument(
+        "--micro-batch",
+        type=console.BATCH_SIZE,
+        help=f"examples in one forward pass, for trainers that batch them (default: the trainer's){scope}",
+    )
+
+
 def step_options(args: argparse.Namespace) -> dict[str, float]:
-    """The optimizer options given on the command line (`explorer train`), by settings field."""
+    """The step options given on the command line, by settings field."""
     given = {
         field: getattr(args, option.removeprefix("--").replace("-", "_")) for field, option in STEP_OPTIONS.items()
     }
     return {k: v for k, v in given.items() if v is not None}
+
+
+def checked_step_options(args: argparse.Namespace, title: str, settings: type | None, why_none: str | None) -> dict:
+    """The step options given, each one a field of `settings` (the trainer of `title`'s; None,
+    for `why_none`, when it takes no steps)."""
+    given = step_options(args)
+    if given and settings is None:
+        options = ", ".join(STEP_OPTIONS[name] for name in given)
+        raise CliError(f"{options} do not apply to the {title} ({why_none})", EXIT_USAGE)
+    fields = {field.name for field in dataclasses.fields(settings)} if given else set()
+    foreign = [STEP_OPTIONS[name] for name in given if name not in fields]
+    if foreign:
+        raise CliError(f"{', '.join(foreign)} do not apply to the {title}", EXIT_USAGE)
+    return given

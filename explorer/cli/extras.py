@@ -23,9 +23,9 @@ from explorer.cli.common import (
     EXIT_SERVER,
     EXIT_USAGE,
     CliError,
+    checked_step_options,
     load,
     load_training_files,
-    step_options,
 )
 from explorer.cli.guard import Files, declare
 from explorer.files import write_text
@@ -183,6 +183,8 @@ def run_train_generator(args: argparse.Namespace) -> int:
         f"dev {len(dev_set)}, {torch.get_num_threads()} thread(s)",
         file=sys.stderr,
     )
+    trainer = GeneratorTrainer()
+    steps = checked_step_options(args, "generator", trainer.settings, trainer.no_step_options)
     request = TrainingRequest(
         task="generator",
         train_set=train_set,
@@ -190,11 +192,10 @@ def run_train_generator(args: argparse.Namespace) -> int:
         dev_is_held_out=not args.with_dev,
         model=args.model,
         seed=args.seed,
-        steps=step_options(args),
+        steps=steps,
         log=lambda line: print(line, file=sys.stderr, flush=True),
         check_answer=answer_check(),
     )
-    trainer = GeneratorTrainer()
     try:
         model, record = trainer.train(request)
     except TrainingInputError as error:
@@ -320,6 +321,20 @@ def run_build_data(args: argparse.Namespace) -> int:
         raise CliError(f"cannot write {args.out}: {error.strerror or error}", EXIT_IO) from error
 
 
+def _earlier_stages(json_path: Path, record: dict, stage_result) -> list:
+    """The stages of the ablation record at `json_path` when it was run with the same detector,
+    data and settings as `record` (a rerun after a time limit goes on from there), else none."""
+    import json
+
+    try:
+        earlier = json.loads(json_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if any(earlier.get(key) != value for key, value in record.items()):
+        return []
+    return [stage_result(stage) for stage in earlier.get("stages", [])]
+
+
 def add_build_data_parser(commands) -> None:
     from explorer.data.perspectrum import add_arguments
 
@@ -334,10 +349,12 @@ def add_build_data_parser(commands) -> None:
 
 
 def run_ablation(args: argparse.Namespace) -> int:
+    import hashlib
     import json
 
+    from explorer import detectors
     from explorer.cli.score import report_paths
-    from explorer.evaluation.ablation import markdown_table
+    from explorer.evaluation.ablation import markdown_table, stage_record, stage_result
     from explorer.evaluation.ablation import run_ablation as ablate
     from explorer.training import TrainingInputError
 
@@ -348,10 +365,35 @@ def run_ablation(args: argparse.Namespace) -> int:
         raise CliError(
             "--scores does not apply to --ablation: each stage trains and scores its own detector", EXIT_USAGE
         )
-    split = args.split or "test"
-    evaluated = [e for e in loaded.examples if e.split == split]
+    trainer = detectors.trainer(args.ablation)
+    steps = checked_step_options(args, args.ablation, trainer.settings, trainer.no_step_options)
+    evaluated_file = args.evaluate_on or args.input
+    split = args.split or (None if args.evaluate_on else "test")
+    source = load(evaluated_file) if args.evaluate_on else loaded
+    evaluated = [e for e in source.examples if split is None or e.split == split]
     if not evaluated:
-        raise CliError(f"no {split} examples in {args.input} to evaluate on", EXIT_USAGE)
+        raise CliError(f"no {split or 'labelled'} examples in {evaluated_file} to evaluate on", EXIT_USAGE)
+    markdown_path, json_path = report_paths(args.out)
+    record = {
+        "method": args.ablation,  # the detector; the record's field keeps its name (saved ablation records)
+        "data": str(args.input),
+        "data_sha256": hashlib.sha256(args.input.read_bytes()).hexdigest(),
+        "evaluated_on": str(evaluated_file),
+        "evaluated_sha256": hashlib.sha256(evaluated_file.read_bytes()).hexdigest(),
+        "split": split,
+        "settings": steps,
+        "model": args.model,
+        "seed": args.seed,
+    }
+    done = _earlier_stages(json_path, record, stage_result)
+
+    def save(results) -> str:
+        which = f"the {len(evaluated)} {split} examples" if split else f"all {len(evaluated)} examples"
+        table = markdown_table(results, args.ablation) + f"\nEvaluated on {which} of `{evaluated_file.name}`.\n"
+        write_text(markdown_path, table)
+        write_text(json_path, json.dumps({**record, "stages": [stage_record(r) for r in results]}, indent=2) + "\n")
+        return table
+
     try:
         results = ablate(
             loaded.examples,
@@ -359,31 +401,14 @@ def run_ablation(args: argparse.Namespace) -> int:
             args.ablation,
             model=args.model,
             seed=args.seed,
+            steps=steps,
+            done=done,
+            save=save,
             log=lambda line: None if args.quiet else print(line, file=sys.stderr, flush=True),
         )
     except (TrainingInputError, ValueError) as error:
         raise CliError(str(error), EXIT_USAGE) from error
-    table = (
-        markdown_table(results, args.ablation)
-        + f"\nEvaluated on the {len(evaluated)} {split} examples of `{args.input.name}`.\n"
-    )
-    record = {
-        "method": args.ablation,  # the detector; the record's field keeps its name (saved ablation records)
-        "data": str(args.input),
-        "split": split,
-        "stages": [
-            {
-                "stage": r.stage,
-                "train_examples": r.train_examples,
-                "seconds": round(r.seconds, 1),
-                "roc_auc": [{"error_type": t, "slice": s, "auc": auc} for (t, s), auc in r.auc.items()],
-            }
-            for r in results
-        ],
-    }
-    markdown_path, json_path = report_paths(args.out)
-    write_text(markdown_path, table)
-    write_text(json_path, json.dumps(record, indent=2) + "\n")
+    table = save(results)  # written again when every stage was kept
     if not args.quiet:
         print(table)
     return EXIT_OK

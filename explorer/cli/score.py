@@ -15,11 +15,15 @@ from explorer.cli.common import (
     EXIT_IO,
     EXIT_OK,
     EXIT_PARTIAL,
+    EXIT_USAGE,
+    STEP_OPTIONS,
     CliError,
     add_detector_options,
+    add_step_options,
     load,
     parse_detector_names,
     score_on_engine,
+    step_options,
 )
 from explorer.cli.guard import Files, declare
 from explorer.data.jsonl import JSON_LINES
@@ -79,6 +83,9 @@ def run_eval(args: argparse.Namespace) -> int:
         from explorer.cli.extras import run_ablation
 
         return run_ablation(args)
+    ablation_only = [STEP_OPTIONS[name] for name in step_options(args)] + ["--evaluate-on"] * bool(args.evaluate_on)
+    if ablation_only:
+        raise CliError(f"{', '.join(ablation_only)}: only with --ablation", EXIT_USAGE)
     from explorer.evaluation import auc, report  # scipy and scikit-learn load only for this command
 
     markdown_path, json_path = report_paths(args.out)
@@ -188,12 +195,25 @@ def add_parsers(commands) -> None:
         const="alignment_classifier",
         choices=detectors.trainable(),
         help="Table 2: train this learned detector (default alignment_classifier) on growing training sets "
-        "(Synth, +Para, +Dev, +Org) from the input and evaluate each on --split (default test)",
+        "(Synth, +Para, +Dev, +Org) from the input and evaluate each on --split (default test); a rerun with "
+        "the same --out, data and settings keeps the stages already in OUT.json",
     )
+    evaluate.add_argument(
+        "--evaluate-on",
+        type=Path,
+        help="--ablation: evaluate each stage on this file's examples (its --split, when given) instead of the "
+        "input's (e.g. a dev set the stages never train on)",
+    )
+    add_step_options(evaluate, " (--ablation only)")
     ray_engine.add_options(evaluate)
     add_detector_options(evaluate)
     evaluate.set_defaults(run=run_eval)
     declare(
         evaluate,
-        Files(inputs=("input", "scores", "model"), output="out", written=report_paths, unguarded=("cache_dir",)),
+        Files(
+            inputs=("input", "scores", "model", "evaluate_on"),
+            output="out",
+            written=report_paths,
+            unguarded=("cache_dir",),
+        ),
     )

@@ -16,9 +16,10 @@ from explorer.cli.common import (
     EXIT_USAGE,
     STEP_OPTIONS,
     CliError,
+    add_step_options,
+    checked_step_options,
     load,
     load_training_files,
-    step_options,
 )
 from explorer.cli.guard import Files, declare
 from explorer.config import SAMPLE_DIR
@@ -70,22 +71,6 @@ def training_task(args: argparse.Namespace) -> str | None:
         known = " or ".join(tasks) if tasks else "none: one adapter serves every task"
         raise CliError(f"--task {args.task} does not apply to --detector {args.detector} ({known})", EXIT_USAGE)
     return args.task
-
-
-def checked_step_options(args: argparse.Namespace, trainer) -> dict[str, float]:
-    """The step options given, each one a setting of the trainer."""
-    given = step_options(args)
-    title = detectors.spec(args.detector).title.lower()
-    if given and trainer.settings is None:
-        raise CliError(
-            f"--steps, --batch-size, --lr and --eval-every do not apply to the {title} ({trainer.no_step_options})",
-            EXIT_USAGE,
-        )
-    fields = {field.name for field in dataclasses.fields(trainer.settings)} if given else set()
-    foreign = [STEP_OPTIONS[name] for name in given if name not in fields]
-    if foreign:
-        raise CliError(f"{', '.join(foreign)} do not apply to the {title}", EXIT_USAGE)
-    return given
 
 
 def trainer_help(args: argparse.Namespace) -> str:
@@ -152,7 +137,8 @@ def run_train(args: argparse.Namespace) -> int:
     dev_set = training_examples(examples, ["dev"])
     if task in ERROR_TYPES and len({target(e, task) for e in train_set}) < 2:
         raise CliError(f"the training data needs examples with and without a {task} error", EXIT_USAGE)
-    given = checked_step_options(args, trainer)
+    title = detectors.spec(args.detector).title.lower()
+    given = checked_step_options(args, title, trainer.settings, trainer.no_step_options)
     what = f"{task} {args.detector}" if task else args.detector
     print(
         f"training the {what} on {len(train_set)} examples ({'+'.join(splits)}), "
@@ -251,17 +237,7 @@ def add_parsers(commands) -> None:
         help="JSON Lines with error-free and synthetic examples, repeatable "
         "(default: the shipped samples' synthetic.jsonl; generator: their examples.jsonl)",
     )
-    train.add_argument("--steps", type=console.TRAINING_STEPS, help="optimizer steps (default: the trainer's)")
-    train.add_argument("--batch-size", type=console.BATCH_SIZE, help="items a step (default: the trainer's)")
-    train.add_argument("--lr", type=console.LEARNING_RATE, help="AdamW learning rate (default: the trainer's)")
-    train.add_argument(
-        "--eval-every", type=console.TRAINING_STEPS, help="dev ROC AUC every N steps (default: the trainer's)"
-    )
-    train.add_argument(
-        "--minutes",
-        type=console.MINUTES,
-        help="stop after this much time, evaluated and kept as at the last step (a lent GPU's time is fixed)",
-    )
+    add_step_options(train)
     train.add_argument("--work", type=Path, help="checkpoint folder of a trainer that resumes; a rerun resumes from it")
     train.add_argument("--seed", type=console.SEED, default=0)
     train.add_argument(

@@ -13,8 +13,11 @@ The stages, each adding to the one before:
 While dev is held out (Synth, +Para) the trainer chooses its settings on the dev split's
 error-free and synthetic examples, as `explorer train` does; from +Dev on it uses its defaults.
 Each stage's detector is saved to a temporary cache folder, loaded the way `explorer score`
-loads it, and scored on the evaluation examples (without the result cache); the table holds the example-level ROC AUC of
-each error type on each slice of `explorer.evaluation.slices`.
+loads it (a stage whose weights would not be the ones loaded is an error, not a silent score of
+the shipped weights), and scored on the evaluation examples (without the result cache); the
+table holds the example-level ROC AUC of each error type on each slice of
+`explorer.evaluation.slices`. Stages given in `done` (an earlier run's, read back from its
+record) are kept, not trained again: a long ablation runs in several sessions.
 """
 
 from __future__ import annotations
@@ -88,21 +91,32 @@ def run_ablation(
     model: str | None = None,
     seed: int = 0,
     steps: dict | None = None,
+    done: Sequence[StageResult] = (),
+    save: Callable[[list[StageResult]], object] = lambda results: None,
     log: Callable[[str], None] = print,
 ) -> list[StageResult]:
-    """Train `detector_name` for both error types at each stage on `examples`; score `evaluated`."""
+    """Train `detector_name` (each task of its weights: an error type, or one model for both) at
+    each stage on `examples`, or keep the stage's result from `done`; score `evaluated`. `save`
+    gets the results so far after each stage trained, so a run cut short keeps them."""
     trainer = detectors.trainer(detector_name)
+    weights = detectors.weights(detector_name)
     selection = [e for e in examples if e.split == "dev" and _clean_or_synthetic(e, _UNPARAPHRASED + _PARAPHRASED)]
+    kept = {r.stage: r for r in done}
     results = []
     for stage, train_set, held_out in stage_sets(examples):
+        if stage in kept:
+            log(f"{stage}: kept from the earlier run")
+            results.append(kept[stage])
+            continue
         started = time.monotonic()
         log(f"{stage}: training on {len(train_set)} examples")
+        for error_type in ERROR_TYPES:
+            if len({target(e, error_type) for e in train_set}) < 2:
+                raise ValueError(f"{stage}: the training set needs examples with and without a {error_type} error")
         with tempfile.TemporaryDirectory(prefix="explorer-ablation-") as folder, _cache_at(Path(folder)):
-            for error_type in ERROR_TYPES:
-                if len({target(e, error_type) for e in train_set}) < 2:
-                    raise ValueError(f"{stage}: the training set needs examples with and without a {error_type} error")
+            for task in weights.tasks or (None,):
                 request = TrainingRequest(
-                    task=error_type,  # the trainer's task is this error type
+                    task=task,
                     train_set=train_set,
                     dev_set=selection,
                     dev_is_held_out=held_out,
@@ -110,15 +124,37 @@ def run_ablation(
                     seed=seed,
                     steps=steps or {},
                     log=lambda line: log(f"  {line}"),
+                    work=Path(folder) / "work" / str(task),  # a resumable trainer's checkpoints, for this stage only
                 )
                 trained, record = trainer.train(request)
-                trainer.save(trained, record, detectors.weights(detector_name).user_dir(record["model"], error_type))
+                saved = weights.user_dir(record["model"], task)
+                trainer.save(trained, record, saved)
+                if weights.find(record["model"], task) != saved:
+                    raise RuntimeError(f"{stage}: {detector_name} would not load the weights just trained ({saved})")
             detector = detectors.create(detector_name, model=model)  # finds the weights just saved
-        scored = {e.id: score_example(e, [detector], None).results for e in evaluated}
+            # scored inside the block: a detector may load its weights at its first example
+            scored = {e.id: score_example(e, [detector], None).results for e in evaluated}
         table = evaluate(evaluated, scored, [detector_name], Settings(n_bootstrap=0), word_level=False)
         auc = {(c.error_type, c.slice): c.auc for c in table.example_cells}
         results.append(StageResult(stage, len(train_set), auc, time.monotonic() - started))
+        save(results)
     return results
+
+
+def stage_record(result: StageResult) -> dict:
+    """One stage of the saved record (`explorer eval --ablation --out OUT` writes OUT.json)."""
+    return {
+        "stage": result.stage,
+        "train_examples": result.train_examples,
+        "seconds": round(result.seconds, 1),
+        "roc_auc": [{"error_type": t, "slice": s, "auc": auc} for (t, s), auc in result.auc.items()],
+    }
+
+
+def stage_result(record: dict) -> StageResult:
+    """`stage_record` read back."""
+    auc = {(cell["error_type"], cell["slice"]): cell["auc"] for cell in record["roc_auc"]}
+    return StageResult(record["stage"], record["train_examples"], auc, record["seconds"])
 
 
 @contextmanager

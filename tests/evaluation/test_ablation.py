@@ -3,9 +3,10 @@ import json
 import pytest
 
 from explorer.cli import main
+from explorer.cli.extras import _earlier_stages
 from explorer.config import SAMPLE_DIR
 from explorer.data.jsonl import parse_jsonl
-from explorer.evaluation.ablation import STAGES, stage_sets
+from explorer.evaluation.ablation import STAGES, StageResult, run_ablation, stage_record, stage_result, stage_sets
 from tests.helpers import SAMPLE_MINILM
 
 TOPICS = {"train": ("Sugar tax",), "dev": ("Compulsory voting",), "test": ("Cashless shops",)}
@@ -53,3 +54,36 @@ def test_ablation_command_prints_table_2_on_a_tiny_set(tmp_path, capsys):
     ]
     assert len(full) == 4 and all(0.0 <= auc <= 1.0 for auc in full)
     assert (tmp_path / "table2.md").read_text(encoding="utf-8").startswith("Training-data ablation")
+    # the same command again goes on from the record: every stage is kept, none trained again
+    assert main(["eval", str(data), "--ablation", "--out", str(out)]) == 0
+    assert capsys.readouterr().err.count("kept from the earlier run") == len(STAGES)
+    assert json.loads((tmp_path / "table2.json").read_text(encoding="utf-8")) == record
+    # a record of other settings is not gone on from
+    same = {key: value for key, value in record.items() if key != "stages"}
+    assert [stage_record(r) for r in _earlier_stages(tmp_path / "table2.json", same, stage_result)] == record["stages"]
+    assert _earlier_stages(tmp_path / "table2.json", {**same, "seed": 1}, stage_result) == []
+
+
+@SAMPLE_MINILM
+@pytest.mark.slow  # one step of the tagger's LoRA on 24 examples, then the 16 test examples scored: ~8 s
+def test_a_stage_scores_the_weights_it_trained_when_the_task_is_not_an_error_type():
+    """The tagger's one model serves both error types (its task is "tokens"): trained under an
+    error type's name, its weights would not be found and the shipped ones scored instead."""
+    from explorer import detectors
+    from explorer.evaluation.auc import Settings, evaluate
+    from explorer.scoring.runner import score_example
+
+    examples = tiny_set()
+    evaluated = [e for e in examples if e.split == "test"]
+    earlier = [StageResult(stage, 0, {}, 0.0) for stage in STAGES[:-1]]
+    steps = {"steps": 1, "eval_every": 1, "batch_size": 2}
+    saved = []
+    results = run_ablation(
+        examples, evaluated, "tagger", steps=steps, done=earlier, save=saved.append, log=lambda _: None
+    )
+    assert results[:-1] == earlier and saved == [results]  # saved after the stage it trained
+    assert results[-1].stage == "+Org" and results[-1].train_examples == 24
+    shipped = detectors.create("tagger")
+    scored = {e.id: score_example(e, [shipped], None).results for e in evaluated}
+    table = evaluate(evaluated, scored, ["tagger"], Settings(n_bootstrap=0), word_level=False)
+    assert results[-1].auc != {(c.error_type, c.slice): c.auc for c in table.example_cells}  # not the shipped weights
