@@ -20,15 +20,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer import detectors  # noqa: E402
-from explorer.data.example import Example  # noqa: E402
+from explorer.data.edits import reversed_arguments  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.data.labels import ERROR_TYPES, is_error_free  # noqa: E402
-from explorer.training.data import with_argument_orders  # noqa: E402
-
-
-def reversed_arguments(example: Example) -> Example:
-    """`example` with each perspective's arguments in reverse order."""
-    return with_argument_orders(example, [range(len(p.arguments))[::-1] for p in example.perspectives])
 
 
 def main(argv=None) -> int:

@@ -3,13 +3,17 @@
 Every edit is a pure function from an `Example` to a new one, so the lab can show any
 detector's scores before and after side by side (`explorer.evaluation.table.score_changes`).
 Edits of the input or the response drop the gold labels (they described the text before the
-edit); the paper's synthetic procedure (Chang et al. 2024, §4.2, `explorer.data.synthetic`)
-sets new ones. Where the example records where the response states each argument
-(`verbalizations`), the edits keep that record pointing at the right arguments, so a synthetic
-hallucination made after other edits still marks its span.
+edit), except a new order of the arguments (`with_argument_orders`: the labels, renumbered,
+still hold; the example's other records are dropped); the paper's synthetic procedure (Chang
+et al. 2024, §4.2, `explorer.data.synthetic`) sets new ones. Where the example records where the
+response states each argument (`verbalizations`), the edits keep that record pointing at the
+right arguments, so a synthetic hallucination made after other edits still marks its span.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
 
 from explorer.data import synthetic
 from explorer.data.example import Example, Labels, Perspective
@@ -90,3 +94,25 @@ def argument_changes(before: Example, after: Example) -> tuple[set[tuple[int, in
     removed = {ref for key, refs in old.items() for ref in refs[len(new.get(key, [])) :]}
     added = {ref for key, refs in new.items() for ref in refs[len(old.get(key, [])) :]}
     return removed, added
+
+
+def with_argument_orders(example: Example, orders: Sequence[Sequence[int]]) -> Example:
+    """`example` with each perspective's arguments in the order its entry of `orders` gives (the
+    old indices, new first), its uncovered arguments renumbered. Unlike the other edits it keeps
+    the labels, which stay true: the response and the hallucinated spans are unchanged. Answers
+    state a side's arguments in any order, and a detector that learns to pair the k-th argument
+    with the k-th sentence fails on the others."""
+    perspectives = tuple(
+        dataclasses.replace(p, arguments=tuple(p.arguments[i] for i in order))
+        for p, order in zip(example.perspectives, orders, strict=True)
+    )
+    uncovered = tuple(
+        dataclasses.replace(u, argument=list(orders[u.perspective]).index(u.argument)) for u in example.labels.uncovered
+    )
+    labels = dataclasses.replace(example.labels, uncovered=uncovered)
+    return dataclasses.replace(example, perspectives=perspectives, labels=labels, extra={})
+
+
+def reversed_arguments(example: Example) -> Example:
+    """`example` with each perspective's arguments in reverse order (`with_argument_orders`)."""
+    return with_argument_orders(example, [range(len(p.arguments))[::-1] for p in example.perspectives])

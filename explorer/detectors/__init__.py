@@ -274,8 +274,10 @@ _SPECS = (
         "CoverageTaggerDetector",
         "The token tagger trained on its data plus assistant-style answers whose errors are arguments: "
         "dropped ones, and ones of the claim the input lacks (python -m explorer.data.perspectrum_answers "
-        "--invented arguments). It ranks dropped arguments better than the tagger and invented facts worse; the "
-        "stacked detector reads its coverage scores.",
+        "--invented arguments). It reads each answer twice, as given and with each side's arguments reversed, and "
+        "keeps the reading that finds it more faithful, so the order of the arguments does not change its scores. "
+        "It ranks dropped arguments better than the tagger and invented facts worse; the stacked detector reads "
+        "its coverage scores.",
     ),
     DetectorSpec(
         "stacked",

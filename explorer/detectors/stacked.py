@@ -115,8 +115,8 @@ class StackedDetector(Detector):
     name = "stacked"
     # 2: the Perspectrum-trained cross-encoder joins the components; 3: the tuned alignment classifier;
     # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too;
-    # 5: the tagger's coverage build joins the components
-    version = "5"
+    # 5: the tagger's coverage build joins the components; 6: which reads both argument orders (v2)
+    version = "6"
 
     def __init__(
         self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None

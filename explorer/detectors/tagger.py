@@ -21,12 +21,20 @@ whole sentences, each with all the arguments: a response word is scored in its w
 argument word takes its lowest score over the windows (covered in any window is covered).
 Nothing is truncated; arguments that leave no room for a sentence raise `DetectorError`.
 
+The tagger learned from answers that mostly state a side's arguments in the input's order, and
+it reads an argument the answer states out of that order as more likely dropped
+(`bench/argument_order.py`). The coverage build (`tagger_coverage`) therefore reads each example
+twice, as given and with each side's arguments reversed, and keeps for each error type the
+reading that scores it lower, with that reading's words (an answer found faithful in either
+order is found faithful), at twice the cost.
+
 Trained by `python -m explorer.training.tagger` (LoRA adapters and the tagging head through
 PEFT, about 2 MB); `training.json` beside the weights says on what and how.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,8 +44,9 @@ import numpy as np
 
 # torch is imported in the functions that run the model: building the detector (its identity,
 # all a page of cached results needs) must not wait seconds for it.
+from explorer.data.edits import reversed_arguments
 from explorer.data.example import Example
-from explorer.data.labels import SPAN_TASK
+from explorer.data.labels import ERROR_TYPES, SPAN_TASK
 from explorer.detectors.base import (
     ArgumentWordScore,
     Detector,
@@ -213,6 +222,7 @@ class TaggerDetector(Detector):
     name = "tagger"
     version = "1"
     remembered = 256
+    reads_reversed = False  # also read with each side's arguments reversed (see the module docstring)
 
     def __init__(self, *, encoder_path: str | Path | None = None, batch_size: int = 8, threads: int | None = 1):
         from explorer.detectors import weights
@@ -266,8 +276,20 @@ class TaggerDetector(Detector):
             torch.set_num_threads(previous)
 
     def _score(self, example: Example) -> DetectorResult:
-        response, arguments = word_scores(example, self.probabilities(example))
-        return result_from_words(self.name, self.info(), example, response, arguments)
+        given = result_from_words(self.name, self.info(), example, *word_scores(example, self.probabilities(example)))
+        if not self.reads_reversed:
+            return given
+        turned = reversed_arguments(example)
+        response, arguments = word_scores(turned, self.probabilities(turned))
+        sizes = [len(p.arguments) for p in example.perspectives]
+        arguments = sorted((p, sizes[p] - 1 - a, s, e, x) for p, a, s, e, x in arguments)  # the given numbering
+        other = result_from_words(self.name, self.info(), example, response, arguments)
+        low = {t: min((given, other), key=lambda r: r.score(t)) for t in ERROR_TYPES}
+        return dataclasses.replace(
+            low["coverage"],
+            hallucination=low["hallucination"].hallucination,
+            response_words=low["hallucination"].response_words,
+        )
 
 
 class CoverageTaggerDetector(TaggerDetector):
@@ -278,6 +300,8 @@ class CoverageTaggerDetector(TaggerDetector):
     scores and `tagger`'s hallucination scores."""
 
     name = "tagger_coverage"
+    version = "2"
+    reads_reversed = True
 
 
 def scored_windows(model, tokenizer, inputs: Sequence[Window], batch_size: int) -> list[tuple[Window, np.ndarray]]:

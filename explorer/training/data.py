@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
+from explorer.data.edits import with_argument_orders
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES, PAIR_TASK, SPAN_TASK, has_error, is_ambiguous, is_error_free
@@ -209,23 +210,6 @@ class ForeignTraining:
 # Stacking without a leak: a stacked component trains on one half of Perspectrum train's claims,
 # the stacked head on the other, so the head learns how far to trust scores of unseen text.
 TRAIN_PARTS = ("all", "components", "head")
-
-
-def with_argument_orders(example: Example, orders: Sequence[Sequence[int]]) -> Example:
-    """`example` with each perspective's arguments in the order its entry of `orders` gives (the
-    old indices, new first), its uncovered arguments renumbered; the response and the
-    hallucinated spans are unchanged, so its labels stay true. Answers state a side's arguments
-    in any order, and a detector that learns to pair the k-th argument with the k-th sentence
-    fails on the others."""
-    perspectives = tuple(
-        dataclasses.replace(p, arguments=tuple(p.arguments[i] for i in order))
-        for p, order in zip(example.perspectives, orders, strict=True)
-    )
-    uncovered = tuple(
-        dataclasses.replace(u, argument=list(orders[u.perspective]).index(u.argument)) for u in example.labels.uncovered
-    )
-    labels = dataclasses.replace(example.labels, uncovered=uncovered)
-    return dataclasses.replace(example, perspectives=perspectives, labels=labels, extra={})
 
 
 def reordered(example: Example, seed: int) -> Example:

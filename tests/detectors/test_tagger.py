@@ -131,6 +131,30 @@ def test_a_dropped_argument_raises_its_perspectives_coverage_score(tagger, reque
 
 
 @pytest.mark.slow
+def test_the_coverage_build_scores_an_answer_the_same_whatever_the_order_of_its_arguments(detector, coverage_tagger):
+    from explorer.data.edits import reversed_arguments
+
+    example = make_example(
+        "Supporters say a sugar tax cuts consumption and funds school sports. Critics answer that it hurts poor "
+        "families the most.",
+        ("pro", ["A sugar tax cuts consumption.", "The revenue can fund sports programmes in schools."]),
+        ("con", ["Sugar taxes hurt poor families the most.", "Shoppers just buy their soda across the border."]),
+    )
+    turned = reversed_arguments(example)
+    given, reversed_ = coverage_tagger.score(example), coverage_tagger.score(turned)
+    assert (given.hallucination, given.coverage) == (reversed_.hallucination, reversed_.coverage)
+    assert given.per_perspective == reversed_.per_perspective
+    # the tagger, reading one order, does not: the test can tell the two apart
+    assert detector.score(example).per_perspective != detector.score(turned).per_perspective
+    for result, read in ((given, example), (reversed_, turned)):  # words numbered as the example gives them
+        for w in result.argument_words:
+            text = read.perspectives[w.perspective].arguments[w.argument]
+            assert w.end <= len(text) and text[w.start : w.end].isalpha()
+    dropped = {(w.perspective, w.argument) for w in given.argument_words if w.score > 0.5}
+    assert (1, 1) in dropped and (0, 0) not in dropped  # the border argument is left out; the tax cut is not
+
+
+@pytest.mark.slow
 def test_a_few_steps_train_save_reload_and_score_identically(tmp_path, monkeypatch):
     import torch
 
