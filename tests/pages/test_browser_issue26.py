@@ -380,7 +380,12 @@ def test_6_the_auc_tables_count_follows_the_progress_bar(page, tmp_path):
         arg=first,
     )
     settle(page)
-    counted = int(re.search(r"scoring, (\d+) of 40", table.inner_text()).group(1))
-    bar = page.get_by_text(re.compile(rf"{re.escape(VERDICT_TITLE)}: \d+ of 40 examples scored"))
-    assert 0 <= int(re.search(r": (\d+) of 40", bar.inner_text()).group(1)) - counted < 4
+    # The bar is a fragment redrawn every 2 s, so for a moment it may show the count from before
+    # the table's run: both counts are read at one instant, once the bar has caught up.
+    counted, shown = page.wait_for_function(
+        "() => { const text = document.body.innerText;"
+        " const table = text.match(/scoring, (\\d+) of 40/), bar = text.match(/: (\\d+) of 40 examples scored/);"
+        " return table && bar && Number(bar[1]) >= Number(table[1]) && [Number(table[1]), Number(bar[1])]; }"
+    ).json_value()
+    assert shown - counted < 4
     stop_background_scoring(page)
