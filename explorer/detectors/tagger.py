@@ -277,8 +277,8 @@ class TaggerDetector(Detector):
 
     def _score(self, example: Example) -> DetectorResult:
         given = result_from_words(self.name, self.info(), example, *word_scores(example, self.probabilities(example)))
-        if not self.reads_reversed:
-            return given
+        if not self.reads_reversed or all(len(p.arguments) < 2 for p in example.perspectives):
+            return given  # reversing sides of one argument reads the same input again
         turned = reversed_arguments(example)
         response, arguments = word_scores(turned, self.probabilities(turned))
         sizes = [len(p.arguments) for p in example.perspectives]
