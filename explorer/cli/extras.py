@@ -321,10 +321,12 @@ def run_build_data(args: argparse.Namespace) -> int:
         raise CliError(f"cannot write {args.out}: {error.strerror or error}", EXIT_IO) from error
 
 
-def _earlier_stages(json_path: Path, record: dict, stage_result) -> list:
+def _earlier_stages(json_path: Path, record: dict) -> list:
     """The stages of the ablation record at `json_path` when it was run with the same detector,
     data and settings as `record` (a rerun after a time limit goes on from there), else none."""
     import json
+
+    from explorer.evaluation.ablation import stage_result
 
     try:
         earlier = json.loads(json_path.read_text(encoding="utf-8"))
@@ -354,7 +356,7 @@ def run_ablation(args: argparse.Namespace) -> int:
 
     from explorer import detectors
     from explorer.cli.score import report_paths
-    from explorer.evaluation.ablation import markdown_table, stage_record, stage_result
+    from explorer.evaluation.ablation import markdown_table, stage_record
     from explorer.evaluation.ablation import run_ablation as ablate
     from explorer.training import TrainingInputError
 
@@ -385,7 +387,7 @@ def run_ablation(args: argparse.Namespace) -> int:
         "model": args.model,
         "seed": args.seed,
     }
-    done = _earlier_stages(json_path, record, stage_result)
+    done = _earlier_stages(json_path, record)
 
     def save(results) -> str:
         which = f"the {len(evaluated)} {split} examples" if split else f"all {len(evaluated)} examples"

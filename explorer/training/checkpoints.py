@@ -182,8 +182,7 @@ def parsed_settings(args: argparse.Namespace, settings_type: type):
 def add_settings_options(parser, settings_class) -> None:
     """One `--name` option per field of a settings dataclass, defaulting to the field's default."""
     for field in dataclasses.fields(settings_class):
-        option = f"--{field.name.replace('_', '-')}"
-        parser.add_argument(option, type=type(field.default), default=field.default)
+        parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default), default=field.default)
 
 
 def settings_from(args, settings_class):

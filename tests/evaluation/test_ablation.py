@@ -6,7 +6,7 @@ from explorer.cli import main
 from explorer.cli.extras import _earlier_stages
 from explorer.config import SAMPLE_DIR
 from explorer.data.jsonl import parse_jsonl
-from explorer.evaluation.ablation import STAGES, StageResult, run_ablation, stage_record, stage_result, stage_sets
+from explorer.evaluation.ablation import STAGES, StageResult, run_ablation, stage_record, stage_sets
 from tests.helpers import SAMPLE_MINILM
 
 TOPICS = {"train": ("Sugar tax",), "dev": ("Compulsory voting",), "test": ("Cashless shops",)}
@@ -60,8 +60,8 @@ def test_ablation_command_prints_table_2_on_a_tiny_set(tmp_path, capsys):
     assert json.loads((tmp_path / "table2.json").read_text(encoding="utf-8")) == record
     # a record of other settings is not gone on from
     same = {key: value for key, value in record.items() if key != "stages"}
-    assert [stage_record(r) for r in _earlier_stages(tmp_path / "table2.json", same, stage_result)] == record["stages"]
-    assert _earlier_stages(tmp_path / "table2.json", {**same, "seed": 1}, stage_result) == []
+    assert [stage_record(r) for r in _earlier_stages(tmp_path / "table2.json", same)] == record["stages"]
+    assert _earlier_stages(tmp_path / "table2.json", {**same, "seed": 1}) == []
 
 
 @SAMPLE_MINILM
