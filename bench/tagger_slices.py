@@ -1,8 +1,9 @@
 """The token tagger's ROC AUC per slice on the foreign NPOV dev set and on Perspectrum dev, for
-the shipped adapter or another training run's, and other ways of turning its word scores into an
-example's hallucination score.
+the shipped adapter or another training run's, other ways of turning its word scores into an
+example's hallucination score, and other ways of merging its two readings of an example.
 
-    python bench/tagger_slices.py [--adapter ~/.cache/rag-error-explorer/tagger-v2u-out/tokens] \
+    python bench/tagger_slices.py [--detector tagger_coverage] [--merge given|mean|lower] \
+        [--adapter ~/.cache/rag-error-explorer/tagger-v2u-out/tokens] \
         [--perspectrum ~/.cache/rag-error-explorer/perspectrum.jsonl] [--aggregations]
 
 `--adapter` is a folder `python -m explorer.training.tagger --out` wrote (`<out>/tokens`); the
@@ -10,7 +11,9 @@ tagger loads it as it loads a user's trained weights, from a temporary cache fol
 user's own cache is neither read nor written. The slices are `explorer eval`'s
 (`explorer.evaluation.slices`); Perspectrum dev is the dev split of `explorer build-data`'s file.
 With `--aggregations`, the hallucination ROC AUC of each alternative to the tagger's example
-score (its highest word score) is printed beside it. The foreign dev set is for selection only:
+score (its highest word score) is printed beside it. `--merge` replaces the build's own way of
+making one result of the example read as given and with each side's arguments reversed
+(`explorer.detectors.tagger`): `given` reads it once, as given. The foreign dev set is for selection only:
 nothing here trains on it.
 """
 
@@ -63,13 +66,13 @@ AGGREGATIONS: dict[str, Callable[[Example, DetectorResult], float]] = {
 }
 
 
-def use_adapter(adapter: Path, cache: Path) -> None:
-    """Make `adapter` the user's trained tagger, in the fresh cache folder `cache`."""
+def use_adapter(name: str, adapter: Path, cache: Path) -> None:
+    """Make `adapter` the user's trained tagger `name`, in the fresh cache folder `cache`."""
     from explorer.models.encoder import default_model_path, encoder_identity
     from explorer.models.trained import user_trained_dir
 
     os.environ["EXPLORER_CACHE_DIR"] = str(cache)
-    shutil.copytree(adapter, user_trained_dir("tagger", encoder_identity(default_model_path()), "tokens"))
+    shutil.copytree(adapter, user_trained_dir(name, encoder_identity(default_model_path()), "tokens"))
 
 
 def slice_figures(name: str, examples: Sequence[Example], tagger, aggregations: bool) -> None:
@@ -91,17 +94,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--adapter", type=Path, help="a training run's adapter folder (default: the shipped one)")
     parser.add_argument("--perspectrum", type=Path, help="explorer build-data's file; its dev split is scored")
     parser.add_argument("--aggregations", action="store_true", help="other example scores from the word scores")
+    parser.add_argument("--detector", choices=("tagger", "tagger_coverage"), default="tagger")
+    parser.add_argument("--merge", choices=("given", "mean", "lower"), help="default: the build's own")
     args = parser.parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as cache:
         if args.adapter:
-            use_adapter(args.adapter, Path(cache))
-        from explorer.detectors.tagger import TaggerDetector
+            use_adapter(args.detector, args.adapter, Path(cache))
+        from explorer import detectors
 
-        tagger = TaggerDetector()
-        print(f"tagger {tagger.model_identity()}")
+        tagger = detectors.create(args.detector)
+        if args.merge:
+            tagger.merge = args.merge
+        print(f"{args.detector} {tagger.model_identity()}, readings merged: {tagger.merge}")
         sets = [("foreign dev", parse_jsonl(shared_data_dir("npov_foreign") / "npov_foreign" / "dev.jsonl").examples)]
         if args.perspectrum:
             sets.append(("Perspectrum dev", [e for e in parse_jsonl(args.perspectrum).examples if e.split == "dev"]))

@@ -265,8 +265,10 @@ _SPECS = (
         "TaggerDetector",
         "all-MiniLM-L6-v2 with LoRA adapters reads the arguments and the response together and tags each "
         "token, as LettuceDetect does, both ways: response words no argument gives (invented clauses inside "
-        "supported sentences, openers and closers included) and argument words the response leaves out. Trained on "
-        "the team-written corpus of realistic answers and Perspectrum train (python -m explorer.training.tagger).",
+        "supported sentences, openers and closers included) and argument words the response leaves out. It reads each "
+        "answer twice, as given and with each side's arguments reversed, and keeps the reading that finds it more "
+        "faithful, so the order of the arguments does not change its scores. Trained on the team-written corpus of "
+        "realistic answers and Perspectrum train (python -m explorer.training.tagger).",
     ),
     _tagger(
         "tagger_coverage",
@@ -274,10 +276,8 @@ _SPECS = (
         "CoverageTaggerDetector",
         "The token tagger trained on its data plus assistant-style answers whose errors are arguments: "
         "dropped ones, and ones of the claim the input lacks (python -m explorer.data.perspectrum_answers "
-        "--invented arguments). It reads each answer twice, as given and with each side's arguments reversed, and "
-        "keeps the reading that finds it more faithful, so the order of the arguments does not change its scores. "
-        "It ranks dropped arguments better than the tagger and invented facts worse; the stacked detector reads "
-        "its coverage scores.",
+        "--invented arguments), reading both argument orders as the tagger does. It ranks dropped arguments "
+        "better than the tagger and invented facts worse; the stacked detector reads its coverage scores.",
     ),
     DetectorSpec(
         "stacked",

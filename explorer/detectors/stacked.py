@@ -115,8 +115,9 @@ class StackedDetector(Detector):
     name = "stacked"
     # 2: the Perspectrum-trained cross-encoder joins the components; 3: the tuned alignment classifier;
     # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too;
-    # 5: the tagger's coverage build joins the components; 6: which reads both argument orders (v2)
-    version = "6"
+    # 5: the tagger's coverage build joins the components; 6: which reads both argument orders (v2);
+    # 7: the tagger does too (v2)
+    version = "7"
 
     def __init__(
         self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None

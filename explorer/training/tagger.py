@@ -15,7 +15,7 @@ tokens. `--reorder S` shuffles each side's arguments in a share S of the example
 answer that states a side's arguments in another order than the input's as less faithful
 (`bench/argument_order.py`). With `--reorder 0.5` both shipped taggers' runs chose worse steps
 on the foreign dev set (tagger .795 / .844 against .819 / .836 ROC AUC), so neither was
-replaced; the coverage build reads both orders when it scores instead (`explorer.detectors.tagger`).
+replaced; both taggers read both orders when they score instead (`explorer.detectors.tagger`).
 
 Chosen on the dev file (`--dev`, default the foreign NPOV dev set: selection only, no gradient
 step ever reads it): every `--eval-every` steps the mean of the hallucination and coverage

@@ -17,8 +17,10 @@ from explorer.detectors.tagger import (
     CoverageTaggerDetector,
     TaggerDetector,
     load_token_classifier,
+    result_from_words,
     token_probabilities,
     windows,
+    word_scores,
 )
 from explorer.models.encoder import default_model_path
 from explorer.models.trained import ADAPTER_FILE, TRAINING_FILE
@@ -131,9 +133,11 @@ def test_a_dropped_argument_raises_its_perspectives_coverage_score(tagger, reque
 
 
 @pytest.mark.slow
-def test_the_coverage_build_scores_an_answer_the_same_whatever_the_order_of_its_arguments(detector, coverage_tagger):
+@pytest.mark.parametrize("name", TAGGERS)
+def test_a_tagger_scores_an_answer_the_same_whatever_the_order_of_its_arguments(name, detector, coverage_tagger):
     from explorer.data.edits import reversed_arguments
 
+    tagger = {"tagger": detector, "tagger_coverage": coverage_tagger}[name]
     example = make_example(
         "Supporters say a sugar tax cuts consumption and funds school sports. Critics answer that it hurts poor "
         "families the most.",
@@ -141,11 +145,15 @@ def test_the_coverage_build_scores_an_answer_the_same_whatever_the_order_of_its_
         ("con", ["Sugar taxes hurt poor families the most.", "Shoppers just buy their soda across the border."]),
     )
     turned = reversed_arguments(example)
-    given, reversed_ = coverage_tagger.score(example), coverage_tagger.score(turned)
+    given, reversed_ = tagger.score(example), tagger.score(turned)
     assert (given.hallucination, given.coverage) == (reversed_.hallucination, reversed_.coverage)
     assert given.per_perspective == reversed_.per_perspective
-    # the tagger, reading one order, does not: the test can tell the two apart
-    assert detector.score(example).per_perspective != detector.score(turned).per_perspective
+
+    def one_reading(read):
+        return result_from_words(name, {}, read, *word_scores(read, tagger.probabilities(read)))
+
+    # one reading of each order does not agree: the test can tell order-free scores from the model's
+    assert one_reading(example).per_perspective != one_reading(turned).per_perspective
     for result, read in ((given, example), (reversed_, turned)):  # words numbered as the example gives them
         for w in result.argument_words:
             text = read.perspectives[w.perspective].arguments[w.argument]
