@@ -38,10 +38,12 @@ def jsonl(*records) -> str:
     return "".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in records)
 
 
-def recorded_train_set(record: dict, perspectrum_file: Path, written_file: Path | None = None) -> list[Example]:
+def recorded_train_set(
+    record: dict, perspectrum_file: Path, written_file: Path | None = None, add_options=None
+) -> list[Example]:
     """The training set a foreign-trained model's record says it was trained on: its recorded
-    command's options, read with today's Perspectrum build (and team-written corpus build) in place
-    of the recorded paths."""
+    command's options (`add_options`: the command's own, as `foreign_training` takes them), read
+    with today's Perspectrum build (and team-written corpus build) in place of the recorded paths."""
     from explorer.training.data import foreign_training
 
     options = shlex.split(record["command"])[3:]  # after "python -m <module>"
@@ -50,7 +52,7 @@ def recorded_train_set(record: dict, perspectrum_file: Path, written_file: Path 
         options[options.index("--organic") + 1] = str(written_file)
     if "--dev" in options:  # the dev file does not change what is trained on
         del options[options.index("--dev") : options.index("--dev") + 2]
-    return foreign_training("", perspectrum_file.parent, options).train_set
+    return foreign_training("", perspectrum_file.parent, options, add_options).train_set
 
 
 def stop(process: subprocess.Popen) -> None:

@@ -266,7 +266,7 @@ class TaggerDetector(Detector):
             return self._loaded
 
     def config(self) -> dict:
-        return {"adapter": self.digest}
+        return {"adapter": self.digest, "merge": self.merge}  # results of other merges are not mixed up
 
     def model_identity(self) -> str:
         return f"{self.identity}+{self.name}({self.digest[:16]})"

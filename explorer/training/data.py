@@ -199,6 +199,7 @@ class ForeignTraining:
     error_types: list[str]
     out: Path
     provenance: dict[str, Any]
+    options: Any = None  # what the caller's own options (`add_options`) parsed to
 
     def stamp(self, record: dict[str, Any], module: str, dev_note: str = "") -> None:
         """Add to `record` the data it was trained and chosen on and the command that trains it."""
@@ -233,11 +234,14 @@ def claim_half(example: Example) -> str:
     return TRAIN_PARTS[1 + digest[0] % 2]
 
 
-def foreign_training(description: str, shipped: Path, argv: Sequence[str] | None) -> ForeignTraining:
+def foreign_training(
+    description: str, shipped: Path, argv: Sequence[str] | None, add_options: Callable[[Any], None] | None = None
+) -> ForeignTraining:
     """Parse a Perspectrum-trained detector's command line and read its training and dev sets;
     torch runs on one thread (two busy-waiting threads were 4x slower beside another job).
     `--part components|head` keeps one half of Perspectrum train's claims (`claim_half`); the
-    sample train split goes with the components (the head's half must be unseen by them)."""
+    sample train split goes with the components (the head's half must be unseen by them).
+    `add_options(parser)` adds the caller's own options, parsed into `options`."""
     import argparse
     import sys
 
@@ -274,6 +278,8 @@ def foreign_training(description: str, shipped: Path, argv: Sequence[str] | None
         default="all",
         help="all of Perspectrum train, or the half of its claims for a stacked component or for the stacked head",
     )
+    if add_options:
+        add_options(parser)
     args = parser.parse_args(argv)
     import torch
 
@@ -301,4 +307,4 @@ def foreign_training(description: str, shipped: Path, argv: Sequence[str] | None
         dev_set = [e for e in parse_jsonl(args.dev).examples if is_labelled(e.labels)]
     else:
         dev_set = training_examples(foreign, ["dev"])
-    return ForeignTraining(train_set, dev_set, args.error_types.split(","), args.out, provenance)
+    return ForeignTraining(train_set, dev_set, args.error_types.split(","), args.out, provenance, args)

@@ -81,12 +81,19 @@ def train(
     score: ScoreExamples,
     *,
     dev_is_held_out: bool = True,
+    features: str | None = None,
     log: Callable[[str], None] = print,
 ) -> tuple[LogisticHead, dict[str, Any]]:
-    """Fit `error_type` for each feature set and C on the train examples of `error_type`'s slices
-    (`slice_examples`); keep the best example-level dev ROC AUC on the dev examples of the same
-    slices (ties: the smaller feature set, then the stronger regularization)."""
+    """Fit `error_type` for each feature set (or the one named `features`) and C on the train
+    examples of `error_type`'s slices (`slice_examples`); keep the best example-level dev ROC AUC on
+    the dev examples of the same slices (ties: the smaller feature set, then the stronger
+    regularization)."""
     started = time.monotonic()
+    candidates = feature_sets(error_type)
+    if features is not None:
+        if features not in candidates:
+            raise TrainingInputError(f"no {error_type} feature set {features!r}; the sets: {', '.join(candidates)}")
+        candidates = {features: candidates[features]}
     train_set = slice_examples(train_set, error_type)
     gold = [target(e, error_type) for e in train_set]
     if len(set(gold)) < 2:
@@ -107,9 +114,9 @@ def train(
         if name.endswith(error_type)
     }
     fits = []
-    for set_name, features in feature_sets(error_type).items():
+    for set_name, chosen in candidates.items():
         for strength in REGULARIZATION:
-            model = fit(error_type, features, rows, gold, strength)
+            model = fit(error_type, chosen, rows, gold, strength)
             auc = roc_auc(dev_gold, [p_error(model, row) for row in dev_rows]) if dev_scored else None
             fits.append((set_name, strength, auc, model))
             log(
@@ -118,7 +125,7 @@ def train(
     if dev_is_held_out and dev_scored:
         kept = max(fits, key=lambda fit: fit[2])  # max keeps the first of equals: listed smallest, strongest first
     else:
-        kept = next(fit for fit in fits if fit[0] == "own" and fit[1] == UNTUNED_REGULARIZATION)
+        kept = next(fit for fit in fits if fit[0] == (features or "own") and fit[1] == UNTUNED_REGULARIZATION)
     record = training_record(
         error_type,
         components_identity(components),

@@ -563,8 +563,8 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "long-single-line",
-        "3,000 words without a full stop, comma or line break",
-        lines(good("run-on", response=words_text(3_000, punctuated=False))),
+        "1,500 words without a full stop, comma or line break",
+        lines(good("run-on", response=words_text(1_500, punctuated=False))),
         ("run-on",),
     ),
     Case(

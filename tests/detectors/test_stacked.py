@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from explorer import detectors
-from explorer.cli.stacked import scored_once
+from explorer.cli.stacked import feature_options, scored_once
 from explorer.config import SAMPLE_DIR
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
@@ -126,6 +126,45 @@ def test_the_trainer_refuses_a_request_without_a_way_to_score_its_components():
         training.StackedTrainer().train(request)
 
 
+def test_a_named_feature_set_is_the_only_one_fitted_and_an_unknown_one_is_refused_before_scoring():
+    from explorer.data.example import Labels
+    from explorer.detectors.base import DetectorResult
+    from explorer.detectors.stacked import COMPONENTS
+
+    rng = np.random.default_rng(0)
+    examples = [
+        make_example(f"R{i}.", ("pro", ["A."]), example_id=f"e{i}").replace(labels=Labels(False, i % 2 == 1))
+        for i in range(12)
+    ]
+
+    def score(chosen_examples, _):
+        return [
+            {
+                name: DetectorResult(name, rng.random(), rng.random() + e.labels.coverage_error, {}, (), (), {})
+                for name in COMPONENTS
+            }
+            for e in chosen_examples
+        ]
+
+    model, record = training.train(
+        "coverage",
+        examples,
+        examples,
+        {n: ScriptedDetector() for n in COMPONENTS},
+        score,
+        features="all",
+        log=lambda _: None,
+    )
+    assert model.features == FEATURES and record["kept_features"] == "all"
+    assert {set_name for set_name, _, _ in record["dev_roc_auc"]} == {"all"}
+
+    def never(*_):
+        raise AssertionError("scored before the feature set was checked")
+
+    with pytest.raises(TrainingInputError, match="no coverage feature set 'everything'"):
+        training.train("coverage", examples, examples, {}, never, features="everything", log=lambda _: None)
+
+
 @pytest.mark.slow
 def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
     # A few examples of each kind: scoring hundreds with five components took minutes.
@@ -158,7 +197,8 @@ def test_shipped_head_was_trained_on_todays_perspectrum_build(error_type, perspe
     `explorer build-data` (seed 0) and the team-written corpus: the head's half of their claims,
     the examples of the error type's slices."""
     record = json.loads((SHIPPED / error_type / TRAINING_FILE).read_text(encoding="utf-8"))
-    train_set = training.slice_examples(recorded_train_set(record, perspectrum_file, written_file), error_type)
+    recorded = recorded_train_set(record, perspectrum_file, written_file, feature_options)
+    train_set = training.slice_examples(recorded, error_type)
     assert record["train_data_sha256"] == training_data.data_digest(train_set, error_type)
 
 

@@ -65,7 +65,7 @@ def test_ablation_command_prints_table_2_on_a_tiny_set(tmp_path, capsys):
 
 
 @SAMPLE_MINILM
-@pytest.mark.slow  # one step of the tagger's LoRA on 24 examples, then the 16 test examples scored: ~8 s
+@pytest.mark.slow  # one tagger LoRA step on 24 examples, 16 test examples scored twice, in both orders: ~20 s
 def test_a_stage_scores_the_weights_it_trained_when_the_task_is_not_an_error_type():
     """The tagger's one model serves both error types (its task is "tokens"): trained under an
     error type's name, its weights would not be found and the shipped ones scored instead."""
