@@ -266,9 +266,9 @@ _SPECS = (
         "all-MiniLM-L6-v2 with LoRA adapters reads the arguments and the response together and tags each "
         "token, as LettuceDetect does, both ways: response words no argument gives (invented clauses inside "
         "supported sentences, openers and closers included) and argument words the response leaves out. It reads each "
-        "answer twice, as given and with each side's arguments reversed, and keeps the reading that finds it more "
-        "faithful, so the order of the arguments does not change its scores. Trained on the team-written corpus of "
-        "realistic answers and Perspectrum train (python -m explorer.training.tagger).",
+        "answer twice, as given and with each side's arguments reversed, and averages each word's two scores, so the "
+        "order of the arguments does not change its scores. Trained on the team-written corpus of realistic answers "
+        "and Perspectrum train (python -m explorer.training.tagger).",
     ),
     _tagger(
         "tagger_coverage",
@@ -276,8 +276,9 @@ _SPECS = (
         "CoverageTaggerDetector",
         "The token tagger trained on its data plus assistant-style answers whose errors are arguments: "
         "dropped ones, and ones of the claim the input lacks (python -m explorer.data.perspectrum_answers "
-        "--invented arguments), reading both argument orders as the tagger does. It ranks dropped arguments "
-        "better than the tagger and invented facts worse; the stacked detector reads its coverage scores.",
+        "--invented arguments). It reads both argument orders too, but keeps the reading that finds the answer more "
+        "faithful. It ranks dropped arguments better than the tagger and invented facts worse; the stacked detector "
+        "reads its coverage scores.",
     ),
     DetectorSpec(
         "stacked",
