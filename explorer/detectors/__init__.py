@@ -235,6 +235,19 @@ _SPECS = (
         "(explorer/resources/matcher).",
     ),
     DetectorSpec(
+        "voice",
+        "Voice check (tuned matcher)",
+        "explorer.detectors.voice:VoiceDetector",
+        response_word_meaning="how much closer the word's claim is to the other side's arguments than to its own camp's",
+        argument_word_meaning="the same margin, on an argument the response states in the other side's voice",
+        cost=FAST,
+        details=(details.ALIGNMENT,),
+        summary="Perspective confusion: a given argument stated in the other side's voice. Each sentence's camp is "
+        "read from headers, subjects and turns (\"Critics also note...\", \"**Arguments against**\"), each camp "
+        "is matched to the perspective it mostly states, and a claim closer to another perspective's arguments "
+        "than to its camp's is confused by the difference. No coverage signal beyond that argument.",
+    ),
+    DetectorSpec(
         "alignment_classifier_tuned",
         "Alignment classifier (tuned matcher)",
         "explorer.detectors.alignment_classifier_tuned:AlignmentClassifierTunedDetector",
@@ -282,16 +295,18 @@ _SPECS = (
     ),
     DetectorSpec(
         "stacked",
-        "Stacked (ROUGE-1 + alignments + taggers)",
+        "Stacked (ROUGE-1 + alignments + taggers + voice)",
         "explorer.detectors.stacked:StackedDetector",
-        response_word_meaning="not learned: the token tagger's P(the word states something no argument gives)",
+        response_word_meaning="not learned: the token tagger's P(the word states something no argument gives), "
+        "raised to the voice check's margin where the word's claim is voiced by the wrong side",
         argument_word_meaning="not learned: the token tagger's P(the word belongs to what the response leaves out)",
         cost=FAST,
         weights=Weights("stacked"),
         trainer="explorer.training.stacked:StackedTrainer",
         details=(details.ALIGNMENT, details.LEFT_OUT, details.EVIDENCE),
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
-        "alignment classifier's, the token tagger's and its coverage build's example scores, fitted on the half of "
+        "alignment classifier's, the token tagger's, its coverage build's and the voice check's example scores, "
+        "fitted on the half of "
         "Perspectrum train and of the team-written corpus the taggers never saw, C and features chosen on the "
         "foreign NPOV dev set (python -m explorer.cli.stacked). The verdict's detector.",
     ),

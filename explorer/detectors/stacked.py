@@ -1,10 +1,11 @@
-"""A stacked detector: a logistic regression over the example scores of six fast detectors.
+"""A stacked detector: a logistic regression over the example scores of seven fast detectors.
 
 Not in the paper. No single detector is best at both error types on answers written outside
 the team: the token tagger (`tagger`) finds invented content inside fluent sentences; ROUGE-1,
 the alignments (plain MiniLM `semantic`, the tuned matcher's `semantic_tuned` and the
 classifier reading it, `alignment_classifier_tuned`) and the tagger's coverage build
-(`tagger_coverage`) find dropped arguments. Stacking (Wolpert
+(`tagger_coverage`) find dropped arguments; the voice check (`voice`) finds given arguments stated in
+the other side's voice, which every support detector passes. Stacking (Wolpert
 1992) learns how much each signal counts from labelled examples instead of picking one.
 
 Per error type, P(error) is the logistic function of standardized example-level features, each
@@ -16,8 +17,9 @@ text; they learn from answers that carry both errors at once, so that one error 
 does not veto the other's. A perspective's coverage error is the coverage model applied with
 that perspective's component scores in place of the example's.
 
-Word scores are not learned: response words come from `RESPONSE_WORDS`, argument words from
-`ARGUMENT_WORDS` (chosen by word-level ROC AUC on the foreign dev set; see `explorer eval`);
+Word scores are not learned: response words come from `RESPONSE_WORDS`, each raised to
+`RAISED_BY`'s score of the same word where that is higher, argument words from `ARGUMENT_WORDS`
+(chosen by word-level ROC AUC on the foreign dev set; see `explorer eval`);
 the result keeps the tuned matcher's alignment (its claims) in `details` for the claim view.
 The taggers read at most 512 word pieces of arguments per window and refuse arguments longer
 than that; without them the head still scores (its features at their training mean) and the
@@ -38,13 +40,16 @@ import numpy as np
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors import details
-from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
+from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress, ResponseWordScore
 from explorer.detectors.ops.logistic_head import LogisticHead
 
-COMPONENTS = ("rouge", "semantic", "semantic_tuned", "alignment_classifier_tuned", "tagger", "tagger_coverage")
+COMPONENTS = ("rouge", "semantic", "semantic_tuned", "alignment_classifier_tuned", "tagger", "tagger_coverage", "voice")
 FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
 OPTIONAL = ("tagger", "tagger_coverage")
 RESPONSE_WORDS = "tagger"
+# A response word the voice check finds stated in the wrong camp's voice keeps the higher of the
+# two scores: the tagger finds its words given, and they are (by the other side).
+RAISED_BY = "voice"
 ARGUMENT_WORDS = "tagger"
 FALLBACK_WORDS = "semantic_tuned"
 ALIGNMENT = "semantic_tuned"  # whose claims the claim view reads
@@ -89,6 +94,14 @@ def evidence(head: LogisticHead, row: np.ndarray) -> dict:
     return {"intercept": head.intercept, "features": sorted(features, key=lambda f: -abs(f["push"]))}
 
 
+def raised(words: Sequence[ResponseWordScore], by: DetectorResult) -> tuple[ResponseWordScore, ...]:
+    """`words`, each at the higher of its score and `by`'s score of the same word."""
+    higher = {(w.start, w.end): w.score for w in by.response_words}
+    return tuple(
+        ResponseWordScore(w.start, w.end, max(w.score, higher.get((w.start, w.end), 0.0))) for w in words
+    )
+
+
 def load(directory: Path) -> LogisticHead:
     head = LogisticHead.load(directory)
     unknown = [name for name in head.features if name not in FEATURES]
@@ -116,8 +129,8 @@ class StackedDetector(Detector):
     # 2: the Perspectrum-trained cross-encoder joins the components; 3: the tuned alignment classifier;
     # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too;
     # 5: the tagger's coverage build joins the components; 6: which reads both argument orders (v2);
-    # 7: the tagger does too (v2)
-    version = "7"
+    # 7: the tagger does too (v2); 8: the voice check joins the components and raises response words
+    version = "8"
 
     def __init__(
         self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None
@@ -142,6 +155,7 @@ class StackedDetector(Detector):
         return {
             "weights": hashlib.sha256(weights.encode()).hexdigest()[:16],
             "response_words": RESPONSE_WORDS,
+            "raised_by": RAISED_BY,
             "argument_words": ARGUMENT_WORDS,
             "alignment": ALIGNMENT,
             # The alignment kept in `details` was read with these (`explorer.detectors.semantic.assessment_of`).
@@ -179,7 +193,7 @@ class StackedDetector(Detector):
         row = feature_row(results)
         coverage = self.models["coverage"]
         alignment = details.ALIGNMENT.of(results[ALIGNMENT])
-        response_words = results.get(RESPONSE_WORDS, results[FALLBACK_WORDS]).response_words
+        response_words = raised(results.get(RESPONSE_WORDS, results[FALLBACK_WORDS]).response_words, results[RAISED_BY])
         argument_words = results.get(ARGUMENT_WORDS, results[FALLBACK_WORDS]).argument_words
         return DetectorResult(
             detector=self.name,

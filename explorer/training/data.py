@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import json
 import random
+import shlex
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -301,7 +302,8 @@ def foreign_training(
         "dev_data": f"{args.dev.name} (every labelled example)"
         if args.dev
         else "perspectrum dev (explorer.data.perspectrum, seed 0)",
-        "arguments": " ".join(sys.argv[1:] if argv is None else argv),
+        # Quoted where needed, so the record's command runs as given ("--coverage-features 'all but voice'").
+        "arguments": shlex.join(sys.argv[1:] if argv is None else argv),
     }
     if args.dev:
         dev_set = [e for e in parse_jsonl(args.dev).examples if is_labelled(e.labels)]

@@ -12,6 +12,7 @@ made the shipped heads, `python -m explorer.cli.stacked`, scores them once for b
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -37,15 +38,20 @@ from explorer.training.logistic import REGULARIZATION, UNTUNED_REGULARIZATION
 
 
 def feature_sets(error_type: str) -> dict[str, tuple[str, ...]]:
-    """The feature sets tried on dev, smallest first: one component's score of the error type alone, the
-    error type's own scores of every component, all of them but one component's, or all of them. A
+    """The feature sets tried on dev, smallest first: one component's score of the error type alone, two
+    components' (a signal the best one lacks: the voice check beside the tagger), the error type's own
+    scores of every component, all of them but one component's, or all of them. A
     component alone wins where the head fitted on the training data's mix would lean on cues the dev
     answers lack (on the foreign dev set the tagger alone ranked hallucinations best); one left out
     wins where two components say the same thing and the head weighs the one that transfers worse
     (the tagger beside its coverage build). Each set's AUC is in `training.json`'s `dev_roc_auc`."""
     alone = {component: (f"{component} {error_type}",) for component in COMPONENTS}
+    pairs = {
+        f"{first} + {second}": (f"{first} {error_type}", f"{second} {error_type}")
+        for first, second in itertools.combinations(COMPONENTS, 2)
+    }
     but = {f"all but {component}": tuple(f for f in FEATURES if f.split()[0] != component) for component in COMPONENTS}
-    return {**alone, "own": tuple(f for f in FEATURES if f.endswith(error_type)), **but, "all": FEATURES}
+    return {**alone, **pairs, "own": tuple(f for f in FEATURES if f.endswith(error_type)), **but, "all": FEATURES}
 
 
 def feature_matrix(examples: Sequence[Example], components: Mapping[str, Detector], score: ScoreExamples) -> np.ndarray:

@@ -242,3 +242,33 @@ def test_arguments_too_long_for_the_tagger_are_scored_without_it(detector):
         if name.split()[0] in OPTIONAL:
             filled[FEATURES.index(name)] = mean
     assert p_error(head, missing) == pytest.approx(p_error(head, filled))
+
+
+def test_a_claim_voiced_by_the_wrong_side_raises_its_words_and_the_hallucination_score(detector):
+    pro = ("pro", ["Voting is a civic duty.", "Compulsory voting broadens the representation of disadvantaged groups."])
+    con = ("con", ["Weekend voting would be a more sensible solution.", "People forced to vote are unlikely to vote wisely."])
+    opening = (
+        "Supporters of compulsory voting see voting as a civic duty, and they say it broadens the representation of "
+        "disadvantaged groups. "
+    )
+    confused = opening + (
+        "They also suggest that weekend voting would be a more sensible solution. On the other hand, opponents argue "
+        "that people forced to vote are unlikely to vote wisely."
+    )
+    faithful = opening + (
+        "On the other hand, opponents argue that weekend voting would be a more sensible solution. They add that "
+        "people forced to vote are unlikely to vote wisely."
+    )
+    query = {"query": "Should voting be compulsory?"}
+    result = detector.score(make_example(confused, pro, con, **query))
+    clean = detector.score(make_example(faithful, pro, con, **query))
+    voice = detector.components["voice"].score(make_example(confused, pro, con, **query))
+    tagger = detector.components[RESPONSE_WORDS].score(make_example(confused, pro, con, **query))
+    assert result.hallucination > clean.hallucination
+    start, end = confused.index("They also suggest"), confused.index("On the other hand")
+    inside = [w.score for w in result.response_words if start <= w.start < end]
+    assert inside and min(inside) >= voice.hallucination > 0
+    voiced = {(w.start, w.end): w.score for w in voice.response_words}
+    assert [(w.start, w.end) for w in result.response_words] == [(w.start, w.end) for w in tagger.response_words]
+    for word, tagged in zip(result.response_words, tagger.response_words):
+        assert word.score == max(tagged.score, voiced.get((word.start, word.end), 0.0))
