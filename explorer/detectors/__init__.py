@@ -238,14 +238,27 @@ _SPECS = (
         "voice",
         "Voice check (tuned matcher)",
         "explorer.detectors.voice:VoiceDetector",
-        response_word_meaning="how much closer the word's claim is to the other side's arguments than to its own camp's",
+        response_word_meaning="how much closer the word's claim is to the other side's arguments than to its camp's",
         argument_word_meaning="the same margin, on an argument the response states in the other side's voice",
         cost=FAST,
         details=(details.ALIGNMENT,),
         summary="Perspective confusion: a given argument stated in the other side's voice. Each sentence's camp is "
-        "read from headers, subjects and turns (\"Critics also note...\", \"**Arguments against**\"), each camp "
+        'read from headers, subjects and turns ("Critics also note...", "**Arguments against**"), each camp '
         "is matched to the perspective it mostly states, and a claim closer to another perspective's arguments "
         "than to its camp's is confused by the difference. No coverage signal beyond that argument.",
+    ),
+    DetectorSpec(
+        "qualifiers",
+        "Qualifier check (tuned matcher)",
+        "explorer.detectors.qualifiers:QualifierDetector",
+        response_word_meaning="1 - 0.5^k for the k certainty words its claim adds to the argument it states "
+        '("will" for "may", "only", "guarantees"), on those words',
+        argument_word_meaning="the same score, on an argument the response states with more certainty",
+        cost=FAST,
+        details=(details.ALIGNMENT,),
+        summary="Partial hallucination: a given argument stated with more certainty than it has. For each claim "
+        "that states an argument (tuned matcher), the absolutes it adds (always, only, every, guarantees, proves, "
+        'far more...) and a hedge it drops ("will" where the argument says "may"). English word lists.',
     ),
     DetectorSpec(
         "alignment_classifier_tuned",
@@ -295,7 +308,7 @@ _SPECS = (
     ),
     DetectorSpec(
         "stacked",
-        "Stacked (ROUGE-1 + alignments + taggers + voice)",
+        "Stacked (ROUGE-1 + alignments + taggers + checks)",
         "explorer.detectors.stacked:StackedDetector",
         response_word_meaning="not learned: the token tagger's P(the word states something no argument gives), "
         "raised to the voice check's margin where the word's claim is voiced by the wrong side",
@@ -305,7 +318,8 @@ _SPECS = (
         trainer="explorer.training.stacked:StackedTrainer",
         details=(details.ALIGNMENT, details.LEFT_OUT, details.EVIDENCE),
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
-        "alignment classifier's, the token tagger's, its coverage build's and the voice check's example scores, "
+        "alignment classifier's, the token tagger's, its coverage build's, the voice check's and the qualifier "
+        "check's example scores, "
         "fitted on the half of "
         "Perspectrum train and of the team-written corpus the taggers never saw, C and features chosen on the "
         "foreign NPOV dev set (python -m explorer.cli.stacked). The verdict's detector.",

@@ -1,11 +1,12 @@
-"""A stacked detector: a logistic regression over the example scores of seven fast detectors.
+"""A stacked detector: a logistic regression over the example scores of eight fast detectors.
 
 Not in the paper. No single detector is best at both error types on answers written outside
 the team: the token tagger (`tagger`) finds invented content inside fluent sentences; ROUGE-1,
 the alignments (plain MiniLM `semantic`, the tuned matcher's `semantic_tuned` and the
 classifier reading it, `alignment_classifier_tuned`) and the tagger's coverage build
 (`tagger_coverage`) find dropped arguments; the voice check (`voice`) finds given arguments stated in
-the other side's voice, which every support detector passes. Stacking (Wolpert
+the other side's voice and the qualifier check (`qualifiers`) given arguments stated with more
+certainty, which every support detector passes. Stacking (Wolpert
 1992) learns how much each signal counts from labelled examples instead of picking one.
 
 Per error type, P(error) is the logistic function of standardized example-level features, each
@@ -17,8 +18,8 @@ text; they learn from answers that carry both errors at once, so that one error 
 does not veto the other's. A perspective's coverage error is the coverage model applied with
 that perspective's component scores in place of the example's.
 
-Word scores are not learned: response words come from `RESPONSE_WORDS`, each raised to
-`RAISED_BY`'s score of the same word where that is higher, argument words from `ARGUMENT_WORDS`
+Word scores are not learned: response words come from `RESPONSE_WORDS`, each raised to the
+`RAISED_BY` components' scores of the same word where those are higher, argument words from `ARGUMENT_WORDS`
 (chosen by word-level ROC AUC on the foreign dev set; see `explorer eval`);
 the result keeps the tuned matcher's alignment (its claims) in `details` for the claim view.
 The taggers read at most 512 word pieces of arguments per window and refuse arguments longer
@@ -43,13 +44,25 @@ from explorer.detectors import details
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress, ResponseWordScore
 from explorer.detectors.ops.logistic_head import LogisticHead
 
-COMPONENTS = ("rouge", "semantic", "semantic_tuned", "alignment_classifier_tuned", "tagger", "tagger_coverage", "voice")
+COMPONENTS = (
+    "rouge",
+    "semantic",
+    "semantic_tuned",
+    "alignment_classifier_tuned",
+    "tagger",
+    "tagger_coverage",
+    "voice",
+    "qualifiers",
+)
 FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
+# The components that check how a given argument is stated (by which side, how firmly) rather than
+# whether it is: the coverage head (v7's, kept) reads every feature but theirs.
+CHECKS = ("voice", "qualifiers")
 OPTIONAL = ("tagger", "tagger_coverage")
 RESPONSE_WORDS = "tagger"
 # A response word the voice check finds stated in the wrong camp's voice keeps the higher of the
 # two scores: the tagger finds its words given, and they are (by the other side).
-RAISED_BY = "voice"
+RAISED_BY = ("voice",)
 ARGUMENT_WORDS = "tagger"
 FALLBACK_WORDS = "semantic_tuned"
 ALIGNMENT = "semantic_tuned"  # whose claims the claim view reads
@@ -94,12 +107,13 @@ def evidence(head: LogisticHead, row: np.ndarray) -> dict:
     return {"intercept": head.intercept, "features": sorted(features, key=lambda f: -abs(f["push"]))}
 
 
-def raised(words: Sequence[ResponseWordScore], by: DetectorResult) -> tuple[ResponseWordScore, ...]:
-    """`words`, each at the higher of its score and `by`'s score of the same word."""
-    higher = {(w.start, w.end): w.score for w in by.response_words}
-    return tuple(
-        ResponseWordScore(w.start, w.end, max(w.score, higher.get((w.start, w.end), 0.0))) for w in words
-    )
+def raised(words: Sequence[ResponseWordScore], by: Sequence[DetectorResult]) -> tuple[ResponseWordScore, ...]:
+    """`words`, each at the highest of its score and `by`'s scores of the same word."""
+    higher: dict[tuple[int, int], float] = {}
+    for result in by:
+        for w in result.response_words:
+            higher[(w.start, w.end)] = max(w.score, higher.get((w.start, w.end), 0.0))
+    return tuple(ResponseWordScore(w.start, w.end, max(w.score, higher.get((w.start, w.end), 0.0))) for w in words)
 
 
 def load(directory: Path) -> LogisticHead:
@@ -129,8 +143,9 @@ class StackedDetector(Detector):
     # 2: the Perspectrum-trained cross-encoder joins the components; 3: the tuned alignment classifier;
     # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too;
     # 5: the tagger's coverage build joins the components; 6: which reads both argument orders (v2);
-    # 7: the tagger does too (v2); 8: the voice check joins the components and raises response words
-    version = "8"
+    # 7: the tagger does too (v2); 8: the voice check joins the components and raises response words;
+    # 9: the qualifier check joins them
+    version = "9"
 
     def __init__(
         self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None
@@ -155,7 +170,7 @@ class StackedDetector(Detector):
         return {
             "weights": hashlib.sha256(weights.encode()).hexdigest()[:16],
             "response_words": RESPONSE_WORDS,
-            "raised_by": RAISED_BY,
+            "raised_by": list(RAISED_BY),
             "argument_words": ARGUMENT_WORDS,
             "alignment": ALIGNMENT,
             # The alignment kept in `details` was read with these (`explorer.detectors.semantic.assessment_of`).
@@ -193,7 +208,9 @@ class StackedDetector(Detector):
         row = feature_row(results)
         coverage = self.models["coverage"]
         alignment = details.ALIGNMENT.of(results[ALIGNMENT])
-        response_words = raised(results.get(RESPONSE_WORDS, results[FALLBACK_WORDS]).response_words, results[RAISED_BY])
+        response_words = raised(
+            results.get(RESPONSE_WORDS, results[FALLBACK_WORDS]).response_words, [results[name] for name in RAISED_BY]
+        )
         argument_words = results.get(ARGUMENT_WORDS, results[FALLBACK_WORDS]).argument_words
         return DetectorResult(
             detector=self.name,

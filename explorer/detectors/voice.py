@@ -1,6 +1,6 @@
 """Voice check: a given argument stated in the other camp's voice (perspective confusion).
 
-Chang et al. 2024 (§4.1) count *perspective confusion* among the ambiguous errors: every word of
+Chang et al. 2024 count *perspective confusion* among the ambiguous errors: every word of
 the argument is given, but the answer puts it in the mouth of the side that does not hold it
 ("Proponents also acknowledge that the measure does not address the underlying issues", a con
 argument). Support detectors (the tagger, the alignments) find those words supported; the error
@@ -15,8 +15,8 @@ is in who says them. Not in the paper as a detector.
    "critics of bottled water" and "opponents of the curriculum" land on the right side whatever
    the claim's wording.
 4. A claim is confused by `margin = best similarity to another perspective - best similarity to
-   its camp's`, when that other similarity reaches `MIN_SIMILARITY` (it states an argument at
-   all) and the margin is positive (its own camp has no closer argument).
+   its camp's`, when that other similarity reaches `explorer.detectors.ops.alignment.STATES` (it
+   states an argument at all) and the margin is positive (its own camp has no closer argument).
 
 Scores: `hallucination` is the largest margin; a perspective's coverage error the largest margin
 of a confused claim stating one of its arguments (the argument is given, but as the other side's);
@@ -36,14 +36,11 @@ import numpy as np
 from explorer.data.example import Example
 from explorer.detectors import details
 from explorer.detectors.base import ArgumentWordScore, DetectorResult, Progress, ResponseWordScore
+from explorer.detectors.ops.alignment import STATES
 from explorer.detectors.ops.assessment import Assessment
 from explorer.detectors.semantic_tuned import SemanticTunedDetector
 from explorer.text.camps import camps
 from explorer.text.words import DEFAULT_SEGMENTER
-
-# A claim this close to an argument states it (well below the alignment's match threshold: a
-# paraphrase voiced by the wrong camp is what this looks for). Read off the team-written corpus.
-MIN_SIMILARITY = 0.5
 
 
 @dataclass(frozen=True)
@@ -91,16 +88,14 @@ def confusions(assessment: Assessment, example: Example) -> list[Confusion]:
         return []
     rows_of = [[r for r, (p, _) in enumerate(alignment.arguments) if p == q] for q in range(n_perspectives)]
     claims = sorted(camp_of)
-    best = [
-        np.array([alignment.similarity[rows, c].max() if rows else -1.0 for rows in rows_of]) for c in claims
-    ]
+    best = [np.array([alignment.similarity[rows, c].max() if rows else -1.0 for rows in rows_of]) for c in claims]
     mapping = camp_perspectives(best, [camp_of[c] for c in claims], n_perspectives)
     found = []
     for c, row in zip(claims, best):
         own = mapping[camp_of[c]]
         other = max((q for q in range(n_perspectives) if q != own), key=lambda q: row[q])
         margin = float(min(1.0, row[other] - row[own]))
-        if row[other] >= MIN_SIMILARITY and margin > 0:
+        if row[other] >= STATES and margin > 0:
             argument = max(rows_of[other], key=lambda r: alignment.similarity[r, c])
             found.append(Confusion(c, argument, own, margin))
     return found

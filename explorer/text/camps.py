@@ -1,15 +1,15 @@
-"""Which perspective each sentence of a response speaks for: its voice.
+"""Which camp each sentence of a response speaks for: supporters or opponents.
 
 An answer on a controversial topic says whose argument it is stating: a header ("**Arguments
 against**", "### Why some support it"), a subject ("Supporters argue that...", "Critics also point
 out..."), a pronoun that carries the last subject on ("They also contend..."), or a turn to the
 other side ("On the other hand, ..."). Chang et al. 2024 list *perspective confusion*, a given
-argument stated in the other side's voice, among the ambiguous errors; reading the voice is what
+argument stated in the other side's voice, among the ambiguous errors; reading the camps is what
 lets a detector see it (`explorer.detectors.voice`), since the argument's words are all given.
 
 Rules, not a model: the cues are a closed set of English words, and each rule has a test. A
-sentence takes the side its opening words name (a side noun or phrase within its first
-`OPENING_WORDS` words, or anywhere in a header); a sentence that names none continues the voice
+sentence takes the camp its opening words name (a side noun or phrase within its first
+`OPENING_WORDS` words, or anywhere in a header); a sentence that names none continues the camp
 before it, a turn marker without a side noun passes to the other side, and a closing line
 ("Overall, ...") speaks for none. The sides are the answer's two camps, `SUPPORT` and `OPPOSE`,
 not the perspectives: "critics of bottled water" speak for the perspective that says stop buying
@@ -31,17 +31,22 @@ SUPPORT, OPPOSE = "support", "oppose"
 SIDES = (SUPPORT, OPPOSE)
 # Nouns and phrases that name a side wherever they stand in the opening.
 _SPEAKERS = {
-    SUPPORT: r"supporters?|proponents?|advocates?|defenders?|backers?|champions?|(?:those|people|many|some)\s+in\s+favou?r"
-    r"|in\s+favou?r|those\s+for|(?:who|which)\s+(?:support|favou?r)|pro[- ]side|\bpros\b",
-    OPPOSE: r"opponents?|critics?|skeptics?|sceptics?|detractors?|objectors?|naysayers?|(?:those|people|many|some)\s+against"
-    r"|(?:who|which)\s+oppose|opposed|opposing\s+(?:view|side|camp)|con[- ]side|\bcons\b|others\s+disagree",
+    SUPPORT: r"supporters?|proponents?|advocates?|defenders?|backers?|champions?"
+    r"|(?:those|people|many|some)\s+in\s+favou?r|in\s+favou?r|those\s+for|(?:who|which)\s+(?:support|favou?r)"
+    r"|pro[- ]side|\bpros\b",
+    OPPOSE: r"opponents?|critics?|skeptics?|sceptics?|detractors?|objectors?|naysayers?"
+    r"|(?:those|people|many|some)\s+against|(?:who|which)\s+oppose|opposed|opposing\s+(?:view|side|camp)"
+    r"|con[- ]side|\bcons\b|others\s+disagree",
 }
 # In a header only ("Arguments for", "For arming the police", "Why others oppose it").
 _HEADER_SIDES = {
     SUPPORT: r"\bfor\b|\bsupport|\bpro\b|\byes\b|\bbenefits?\b|\badvantages?\b",
-    OPPOSE: r"\bagainst\b|\boppos|\bcon\b|\bno\b|\bconcerns?\b|\bdrawbacks?\b|\bdisadvantages?\b|\brisks?\b|\bcriticism",
+    OPPOSE: r"\bagainst\b|\boppos|\bcon\b|\bno\b|\bconcerns?\b|\bdrawbacks?\b|\bdisadvantages?\b|\brisks?\b"
+    r"|\bcriticism",
 }
-_CONTINUATION = regex.compile(r"^\W*(?:they|these|those|such|this\s+side|the\s+same|this\s+camp|in\s+their\s+view)\b", regex.I)
+_CONTINUATION = regex.compile(
+    r"^\W*(?:they|these|those|such|this\s+side|the\s+same|this\s+camp|in\s+their\s+view)\b", regex.I
+)
 _TURN = regex.compile(
     r"^\W*(?:on\s+the\s+other\s+(?:hand|side)|however|by\s+contrast|in\s+contrast|conversely|others\b|"
     r"but\s+others|meanwhile|on\s+the\s+opposing\s+side|from\s+the\s+other\s+side)",
@@ -55,7 +60,9 @@ _CLOSING = regex.compile(
 )
 # Inside the opening: "Defenders, however, emphasise..." after "Those who favour scrapping it..."
 # is the other camp, though both name supporters (of different things).
-_CONTRAST = regex.compile(r"\b(?:however|by\s+contrast|in\s+contrast|on\s+the\s+other\s+(?:hand|side)|conversely|instead)\b", regex.I)
+_CONTRAST = regex.compile(
+    r"\b(?:however|by\s+contrast|in\s+contrast|on\s+the\s+other\s+(?:hand|side)|conversely|instead)\b", regex.I
+)
 _HEADER_MARK = regex.compile(r"^\s*#{1,6}\s|^\s*(\*\*|__)[^*_]+\1\s*:?\s*$|^[^.!?]{0,80}:\s*$")
 _WORD = regex.compile(r"\w+")
 # A bold label that opens a sentence ("**For:** Major changes...") is read as a header.
@@ -65,7 +72,9 @@ _LABEL = regex.compile(r"^\s*(\*\*|__)([^*_]{1,60})\1")
 def _is_header(sentence: str) -> bool:
     first_line = sentence.strip().split("\n", 1)[0]
     words = _WORD.findall(first_line)
-    return bool(_HEADER_MARK.search(first_line)) or (0 < len(words) <= 6 and not first_line.rstrip().endswith((".", "!", "?")))
+    return bool(_HEADER_MARK.search(first_line)) or (
+        0 < len(words) <= 6 and not first_line.rstrip().endswith((".", "!", "?"))
+    )
 
 
 def _named_side(text: str, header: bool) -> str | None:
@@ -75,7 +84,8 @@ def _named_side(text: str, header: bool) -> str | None:
     named = {
         side
         for side in SIDES
-        if regex.search(_SPEAKERS[side], text, regex.I) or (side in patterns and regex.search(patterns[side], text, regex.I))
+        if regex.search(_SPEAKERS[side], text, regex.I)
+        or (side in patterns and regex.search(patterns[side], text, regex.I))
     }
     return named.pop() if len(named) == 1 else None
 
@@ -126,12 +136,7 @@ def camps(response: str) -> list[tuple[Span, str | None]]:
             current = None
         elif _both_named(sentence):
             current = None
-        elif (
-            _TURN.match(sentence)
-            and not after_header
-            and not _CONTINUATION.match(sentence)
-            and current is not None
-        ):
+        elif _TURN.match(sentence) and not after_header and not _CONTINUATION.match(sentence) and current is not None:
             # A header that just named the side already made the turn ("**The case for** / On
             # the other side, those who...").
             current = _other(current)

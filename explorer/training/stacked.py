@@ -25,6 +25,7 @@ from explorer.data.labels import has_error, is_error_free
 from explorer.detectors.base import Detector, DetectorError
 from explorer.detectors.ops.logistic_head import LogisticHead
 from explorer.detectors.stacked import (
+    CHECKS,
     COMPONENTS,
     FEATURES,
     components_identity,
@@ -38,20 +39,23 @@ from explorer.training.logistic import REGULARIZATION, UNTUNED_REGULARIZATION
 
 
 def feature_sets(error_type: str) -> dict[str, tuple[str, ...]]:
-    """The feature sets tried on dev, smallest first: one component's score of the error type alone, two
-    components' (a signal the best one lacks: the voice check beside the tagger), the error type's own
-    scores of every component, all of them but one component's, or all of them. A
-    component alone wins where the head fitted on the training data's mix would lean on cues the dev
-    answers lack (on the foreign dev set the tagger alone ranked hallucinations best); one left out
-    wins where two components say the same thing and the head weighs the one that transfers worse
-    (the tagger beside its coverage build). Each set's AUC is in `training.json`'s `dev_roc_auc`."""
+    """The feature sets tried on dev, smallest first: one component's score of the error type alone;
+    two or three components' (signals the best one lacks: the voice and qualifier checks beside the
+    tagger); the error type's own scores of every component; all of them but one component's (or
+    but the `CHECKS`'); all of them. A component alone wins where the head fitted on the training
+    data's mix would lean on cues the dev answers lack (on the foreign dev set the tagger alone
+    ranked hallucinations best until the checks joined); one left out wins where two components say
+    the same thing and the head weighs the one that transfers worse (the tagger beside its coverage
+    build). Each set's AUC is in `training.json`'s `dev_roc_auc`."""
     alone = {component: (f"{component} {error_type}",) for component in COMPONENTS}
-    pairs = {
-        f"{first} + {second}": (f"{first} {error_type}", f"{second} {error_type}")
-        for first, second in itertools.combinations(COMPONENTS, 2)
+    combined = {
+        " + ".join(chosen): tuple(f"{component} {error_type}" for component in chosen)
+        for size in (2, 3)
+        for chosen in itertools.combinations(COMPONENTS, size)
     }
     but = {f"all but {component}": tuple(f for f in FEATURES if f.split()[0] != component) for component in COMPONENTS}
-    return {**alone, **pairs, "own": tuple(f for f in FEATURES if f.endswith(error_type)), **but, "all": FEATURES}
+    but["all but checks"] = tuple(f for f in FEATURES if f.split()[0] not in CHECKS)
+    return {**alone, **combined, "own": tuple(f for f in FEATURES if f.endswith(error_type)), **but, "all": FEATURES}
 
 
 def feature_matrix(examples: Sequence[Example], components: Mapping[str, Detector], score: ScoreExamples) -> np.ndarray:

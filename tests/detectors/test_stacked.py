@@ -246,7 +246,10 @@ def test_arguments_too_long_for_the_tagger_are_scored_without_it(detector):
 
 def test_a_claim_voiced_by_the_wrong_side_raises_its_words_and_the_hallucination_score(detector):
     pro = ("pro", ["Voting is a civic duty.", "Compulsory voting broadens the representation of disadvantaged groups."])
-    con = ("con", ["Weekend voting would be a more sensible solution.", "People forced to vote are unlikely to vote wisely."])
+    con = (
+        "con",
+        ["Weekend voting would be a more sensible solution.", "People forced to vote are unlikely to vote wisely."],
+    )
     opening = (
         "Supporters of compulsory voting see voting as a civic duty, and they say it broadens the representation of "
         "disadvantaged groups. "

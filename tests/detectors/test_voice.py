@@ -7,7 +7,10 @@ from tests.helpers import make_example
 
 QUERY = {"query": "Should voting be compulsory?"}
 PRO = ("pro", ["Voting is a civic duty.", "Compulsory voting broadens the representation of disadvantaged groups."])
-CON = ("con", ["Weekend voting would be a more sensible solution.", "People forced to vote are unlikely to vote wisely."])
+CON = (
+    "con",
+    ["Weekend voting would be a more sensible solution.", "People forced to vote are unlikely to vote wisely."],
+)
 FAITHFUL = (
     "Supporters of compulsory voting see voting as a civic duty, and they say it broadens the representation of "
     "disadvantaged groups. On the other hand, opponents argue that weekend voting would be a more sensible "

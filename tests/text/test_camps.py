@@ -16,7 +16,9 @@ def test_subjects_name_the_camp_and_pronouns_carry_it_on():
 
 
 def test_headers_set_the_camp_of_the_bullets_under_them():
-    response = "**Arguments for**\n- It cuts sugar intake.\n- It funds schools.\n\n### Arguments against\n- It is regressive."
+    response = (
+        "**Arguments for**\n- It cuts sugar intake.\n- It funds schools.\n\n### Arguments against\n- It is regressive."
+    )
     assert [camp for _, camp in spoken(response)] == [SUPPORT, SUPPORT, SUPPORT, OPPOSE, OPPOSE]
 
 
@@ -39,7 +41,9 @@ def test_the_same_side_noun_after_a_contrast_is_the_other_camp():
 
 
 def test_a_closing_line_and_a_sentence_naming_both_camps_speak_for_none():
-    response = "Critics say it is regressive. Supporters say it works, while critics doubt it. Overall, it depends on values."
+    response = (
+        "Critics say it is regressive. Supporters say it works, while critics doubt it. Overall, it depends on values."
+    )
     assert [camp for _, camp in spoken(response)] == [OPPOSE, None, None]
 
 

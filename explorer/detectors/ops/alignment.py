@@ -39,6 +39,11 @@ class Encoder(Protocol):
     def token_count(self, text: str) -> int: ...
 
 
+# A claim this close to an argument sentence states that argument, loosely: well below `Settings.match`,
+# since the voice and qualifier checks look for arguments stated in other words, by the wrong
+# side or with a stronger claim. Read off the team-written corpus (Perspectrum train claims).
+STATES = 0.5
+
 # The claim x claim similarities grow with the square of the claims; at 1,000 claims they are
 # still a small part of an alignment's memory (`bench/example_size.py`).
 MAX_CLAIMS = 1_000

@@ -1,0 +1,97 @@
+"""Qualifier check: a given argument stated with more certainty than the argument has.
+
+Chang et al. 2024 count *partial hallucination* among the ambiguous errors: the answer
+states the argument but adds to it, often one word ("will" for "may", "guarantees", "the only
+reliable"). Support detectors find such a sentence supported, as all its other words are given.
+Not in the paper as a detector.
+
+1. The tuned matcher's alignment (`semantic_tuned`'s claims and argument sentences) gives each
+   checked claim the argument it states best, when its similarity reaches
+   `explorer.detectors.ops.alignment.STATES`.
+2. `explorer.text.qualifiers.strengthened` lists the claim's certainty words that argument does not
+   license (an absolute whose family the argument does not use, or "will"/"would" where the
+   argument hedges).
+3. A claim with k such words scores `1 - 0.5 ** k`: one word .5, two .75.
+
+Scores: `hallucination` is the highest claim score; a perspective's coverage error the highest
+score of a claim stating one of its arguments (the argument is there, its qualifier is not);
+the strengthening words carry their claim's score (a stop word's, "only" or "will", goes to the word
+it qualifies, the next content word), every other word 0, so the word view points at "guarantees"
+itself; an argument's words carry the score of the claim that strengthens it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from explorer.data.example import Example
+from explorer.detectors import details
+from explorer.detectors.base import ArgumentWordScore, DetectorResult, Progress, ResponseWordScore
+from explorer.detectors.ops.alignment import STATES
+from explorer.detectors.semantic_tuned import SemanticTunedDetector
+from explorer.text.qualifiers import strengthened
+from explorer.text.words import DEFAULT_SEGMENTER
+
+
+def claim_score(count: int) -> float:
+    """A claim's score from how many certainty words it adds: 0, .5, .75, ..."""
+    return 1.0 - 0.5**count
+
+
+def _marked_words(words, start: int, end: int, claim_end: int) -> list[int]:
+    """Indices of the content words a certainty word at [start, end) marks: itself when it is one
+    ("guarantees"), else the content word it qualifies, the next one in its claim ("only" ->
+    "reliable", "will" -> "help"): stop words carry no score."""
+    inside = [i for i, w in enumerate(words) if w.start < end and start < w.end]
+    if inside:
+        return inside
+    after = next((i for i, w in enumerate(words) if w.start >= end), None)
+    return [after] if after is not None and words[after].end <= claim_end else []
+
+
+class QualifierDetector(SemanticTunedDetector):
+    name = "qualifiers"
+    title = "Qualifier check (tuned matcher)"
+    version = "1"
+
+    def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
+        assessment = self.assess(example)
+        alignment = assessment.alignment
+        texts = {(p, a): text for p, a, text in example.arguments()}
+        words = DEFAULT_SEGMENTER.content_words(example.response)
+        word_scores = [0.0] * len(words)
+        by_argument: dict[tuple[int, int], float] = {}
+        for c in assessment.checked:
+            claim = alignment.claims[int(c)]
+            row = int(np.argmax(alignment.similarity[:, c])) if len(alignment.arguments) else None
+            if row is None or alignment.similarity[row, c] < STATES:
+                continue
+            found = strengthened(claim.text, texts[alignment.arguments[row]])
+            if not found:
+                continue
+            score = claim_score(len(found))
+            key = alignment.arguments[row]
+            by_argument[key] = max(by_argument.get(key, 0.0), score)
+            for item in found:
+                for i in _marked_words(words, claim.start + item.span[0], claim.start + item.span[1], claim.end):
+                    word_scores[i] = max(word_scores[i], score)
+        response_words = tuple(ResponseWordScore(w.start, w.end, score) for w, score in zip(words, word_scores))
+        per_perspective = {
+            perspective.name: max((m for (q, _), m in by_argument.items() if q == p), default=0.0)
+            for p, perspective in enumerate(example.perspectives)
+        }
+        argument_words = tuple(
+            ArgumentWordScore(p, a, word.start, word.end, by_argument.get((p, a), 0.0))
+            for p, a, text in example.arguments()
+            for word in DEFAULT_SEGMENTER.content_words(text)
+        )
+        return DetectorResult(
+            detector=self.name,
+            hallucination=max(by_argument.values(), default=0.0),
+            coverage=max(per_perspective.values(), default=0.0),
+            per_perspective=per_perspective,
+            response_words=response_words,
+            argument_words=argument_words,
+            info=self.info(),
+            details={details.ALIGNMENT.key: alignment.to_dict()},
+        )
