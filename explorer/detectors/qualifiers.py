@@ -13,7 +13,8 @@ Not in the paper as a detector.
    argument hedges).
 3. A claim with k such words scores `1 - 0.5 ** k`: one word .5, two .75.
 
-Scores: `hallucination` is the highest claim score; a perspective's coverage error the highest
+Scores: `hallucination` is the highest claim score (every claim marks at least one word, so it is
+also the highest word score); a perspective's coverage error the highest
 score of a claim stating one of its arguments (the argument is there, its qualifier is not);
 the strengthening words carry their claim's score (a stop word's, "only" or "will", goes to the word
 it qualifies, the next content word), every other word 0, so the word view points at "guarantees"
@@ -26,9 +27,10 @@ import numpy as np
 
 from explorer.data.example import Example
 from explorer.detectors import details
-from explorer.detectors.base import ArgumentWordScore, DetectorResult, Progress, ResponseWordScore
+from explorer.detectors.base import DetectorResult, Progress
 from explorer.detectors.ops.alignment import STATES
 from explorer.detectors.semantic_tuned import SemanticTunedDetector
+from explorer.text.claims import Span
 from explorer.text.qualifiers import strengthened
 from explorer.text.words import DEFAULT_SEGMENTER
 
@@ -38,15 +40,16 @@ def claim_score(count: int) -> float:
     return 1.0 - 0.5**count
 
 
-def _marked_words(words, start: int, end: int, claim_end: int) -> list[int]:
+def _marked_words(words, start: int, end: int, claim: Span) -> list[int]:
     """Indices of the content words a certainty word at [start, end) marks: itself when it is one
     ("guarantees"), else the content word it qualifies, the next one in its claim ("only" ->
-    "reliable", "will" -> "help"): stop words carry no score."""
+    "reliable", "will" -> "help"), or the one before it when it ends the claim ("... it will.")."""
     inside = [i for i, w in enumerate(words) if w.start < end and start < w.end]
     if inside:
         return inside
-    after = next((i for i, w in enumerate(words) if w.start >= end), None)
-    return [after] if after is not None and words[after].end <= claim_end else []
+    after = [i for i, w in enumerate(words) if end <= w.start and w.end <= claim[1]]
+    before = [i for i, w in enumerate(words) if claim[0] <= w.start and w.end <= start]
+    return after[:1] or before[-1:]
 
 
 class QualifierDetector(SemanticTunedDetector):
@@ -73,25 +76,10 @@ class QualifierDetector(SemanticTunedDetector):
             key = alignment.arguments[row]
             by_argument[key] = max(by_argument.get(key, 0.0), score)
             for item in found:
-                for i in _marked_words(words, claim.start + item.span[0], claim.start + item.span[1], claim.end):
+                for i in _marked_words(words, claim.start + item.span[0], claim.start + item.span[1], claim.span):
                     word_scores[i] = max(word_scores[i], score)
-        response_words = tuple(ResponseWordScore(w.start, w.end, score) for w, score in zip(words, word_scores))
-        per_perspective = {
-            perspective.name: max((m for (q, _), m in by_argument.items() if q == p), default=0.0)
-            for p, perspective in enumerate(example.perspectives)
-        }
-        argument_words = tuple(
-            ArgumentWordScore(p, a, word.start, word.end, by_argument.get((p, a), 0.0))
-            for p, a, text in example.arguments()
-            for word in DEFAULT_SEGMENTER.content_words(text)
-        )
-        return DetectorResult(
-            detector=self.name,
-            hallucination=max(by_argument.values(), default=0.0),
-            coverage=max(per_perspective.values(), default=0.0),
-            per_perspective=per_perspective,
-            response_words=response_words,
-            argument_words=argument_words,
-            info=self.info(),
-            details={details.ALIGNMENT.key: alignment.to_dict()},
+        units = [(w.start, w.end, score) for w, score in zip(words, word_scores)]
+        errors = {key: by_argument.get(key, 0.0) for key in alignment.arguments}
+        return DetectorResult.from_units(
+            self, example, units, errors, details={details.ALIGNMENT.key: alignment.to_dict()}
         )

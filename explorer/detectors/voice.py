@@ -35,12 +35,11 @@ import numpy as np
 
 from explorer.data.example import Example
 from explorer.detectors import details
-from explorer.detectors.base import ArgumentWordScore, DetectorResult, Progress, ResponseWordScore
+from explorer.detectors.base import DetectorResult, Progress
 from explorer.detectors.ops.alignment import STATES
 from explorer.detectors.ops.assessment import Assessment
 from explorer.detectors.semantic_tuned import SemanticTunedDetector
 from explorer.text.camps import camps
-from explorer.text.words import DEFAULT_SEGMENTER
 
 
 @dataclass(frozen=True)
@@ -111,31 +110,12 @@ class VoiceDetector(SemanticTunedDetector):
         alignment = assessment.alignment
         found = confusions(assessment, example)
         by_claim = {f.claim: f.margin for f in found}
-        by_argument: dict[tuple[int, int], float] = {}
+        by_argument = dict.fromkeys(alignment.arguments, 0.0)
         for f in found:
             key = alignment.arguments[f.argument]
-            by_argument[key] = max(by_argument.get(key, 0.0), f.margin)
-        per_perspective = {
-            perspective.name: max((m for (q, _), m in by_argument.items() if q == p), default=0.0)
-            for p, perspective in enumerate(example.perspectives)
-        }
-        response_words = tuple(
-            ResponseWordScore(claim.start + word.start, claim.start + word.end, by_claim.get(claim.index, 0.0))
-            for claim in (alignment.claims[int(c)] for c in assessment.checked)
-            for word in DEFAULT_SEGMENTER.content_words(claim.text)
-        )
-        argument_words = tuple(
-            ArgumentWordScore(p, a, word.start, word.end, by_argument.get((p, a), 0.0))
-            for p, a, text in example.arguments()
-            for word in DEFAULT_SEGMENTER.content_words(text)
-        )
-        return DetectorResult(
-            detector=self.name,
-            hallucination=max(by_claim.values(), default=0.0),
-            coverage=max(per_perspective.values(), default=0.0),
-            per_perspective=per_perspective,
-            response_words=response_words,
-            argument_words=argument_words,
-            info=self.info(),
-            details={details.ALIGNMENT.key: alignment.to_dict()},
+            by_argument[key] = max(by_argument[key], f.margin)
+        claims = (alignment.claims[int(c)] for c in assessment.checked)
+        units = [(claim.start, claim.end, by_claim.get(claim.index, 0.0)) for claim in claims]
+        return DetectorResult.from_units(
+            self, example, units, by_argument, details={details.ALIGNMENT.key: alignment.to_dict()}
         )
