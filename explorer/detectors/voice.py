@@ -103,7 +103,9 @@ def confusions(assessment: Assessment, example: Example) -> list[Confusion]:
 class VoiceDetector(SemanticTunedDetector):
     name = "voice"
     title = "Voice check (tuned matcher)"
-    version = "1"
+    # 2: a sentence whose subject names no camp speaks for its header's section only, not for the
+    # sentence before; a restated question is no header; "yes side", "no side", "who back"
+    version = "2"
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
         assessment = self.assess(example)

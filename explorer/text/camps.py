@@ -9,9 +9,11 @@ lets a detector see it (`explorer.detectors.voice`), since the argument's words 
 
 Rules, not a model: the cues are a closed set of English words, and each rule has a test. A
 sentence takes the camp its opening words name (a side noun or phrase within its first
-`OPENING_WORDS` words, or anywhere in a header); a sentence that names none continues the camp
-before it, a turn marker without a side noun passes to the other side, and a closing line
-("Overall, ...") speaks for none. The sides are the answer's two camps, `SUPPORT` and `OPPOSE`,
+`OPENING_WORDS` words, or anywhere in a header that is not the question restated); a sentence
+that names none continues the camp before it when it opens with a pronoun ("They also...") and
+otherwise speaks for its header's section, if any (a subject no cue names, "Those who still buy
+it", may be either camp); a turn marker without a side noun passes to the other side, and a
+closing line ("Overall, ...") speaks for none. The sides are the answer's two camps, `SUPPORT` and `OPPOSE`,
 not the perspectives: "critics of bottled water" speak for the perspective that says stop buying
 it. Which perspective each camp voices is read from what the camp's sentences state
 (`explorer.detectors.voice`).
@@ -32,11 +34,11 @@ SIDES = (SUPPORT, OPPOSE)
 # Nouns and phrases that name a side wherever they stand in the opening.
 _SPEAKERS = {
     SUPPORT: r"supporters?|proponents?|advocates?|defenders?|backers?|champions?"
-    r"|(?:those|people|many|some)\s+in\s+favou?r|in\s+favou?r|those\s+for|(?:who|which)\s+(?:support|favou?r)"
-    r"|pro[- ]side|\bpros\b",
+    r"|(?:those|people|many|some)\s+in\s+favou?r|in\s+favou?r|those\s+for|(?:who|which)\s+(?:support|favou?r|back)"
+    r"|pro[- ]side|\bpros\b|\byes[- ]side",
     OPPOSE: r"opponents?|critics?|skeptics?|sceptics?|detractors?|objectors?|naysayers?"
     r"|(?:those|people|many|some)\s+against|(?:who|which)\s+oppose|opposed|opposing\s+(?:view|side|camp)"
-    r"|con[- ]side|\bcons\b|others\s+disagree",
+    r"|con[- ]side|\bcons\b|\bno[- ]side|others\s+disagree",
 }
 # In a header only ("Arguments for", "For arming the police", "Why others oppose it").
 _HEADER_SIDES = {
@@ -109,21 +111,28 @@ def _opening(sentence: str) -> str:
 
 def camps(response: str) -> list[tuple[Span, str | None]]:
     """Each sentence of `response` (`explorer.text.claims.sentence_spans`) with the side it speaks
-    for (`SUPPORT` or `OPPOSE`), or None where nothing says (before any cue, in a closing line)."""
+    for (`SUPPORT` or `OPPOSE`), or None where nothing says (before any cue, a sentence whose subject
+    names no side outside a header's section, a closing line)."""
     out: list[tuple[Span, str | None]] = []
-    current: str | None = None
+    current: str | None = None  # the camp of the sentence before
+    section: str | None = None  # the camp the last header (or bold label) named
     after_header = False
     for start, end in sentence_spans(response):
         sentence = response[start:end]
         header = _is_header(sentence)
         first_line = sentence.split("\n", 1)[0]
         label = _LABEL.match(sentence)
-        if label and not header:
+        if header and first_line.rstrip(" *_#").endswith("?"):
+            named = None  # the question restated as a title ("**Is it crucial for humanity...?**")
+        elif label and not header:
             named = _named_side(label.group(2), True)
+            section = named if named is not None else section
             if named is None:
                 named = _named_side(_opening(sentence[label.end() :]), False)
         else:
             named = _named_side(first_line if header else _opening(sentence), header)
+        if header and named is not None:
+            section = named
         if header and "\n" in sentence:
             # A header glued to its first sentence ("### Against\nCritics say..."): the header
             # sets the section, the sentence may still name its own speaker.
@@ -133,13 +142,17 @@ def camps(response: str) -> list[tuple[Span, str | None]]:
             turned = named == current and not header and _CONTRAST.search(_opening(sentence))
             current = _other(named) if turned else named
         elif _CLOSING.match(sentence):
-            current = None
+            current = section = None
         elif _both_named(sentence):
             current = None
         elif _TURN.match(sentence) and not after_header and not _CONTINUATION.match(sentence) and current is not None:
             # A header that just named the side already made the turn ("**The case for** / On
             # the other side, those who...").
             current = _other(current)
+        elif not header and not _CONTINUATION.match(sentence):
+            # A subject no cue names ("Those who still buy it say..."): it may be either camp, so
+            # only a header's section speaks for it.
+            current = section
         after_header = header
         out.append(((start, end), current))
     return out

@@ -58,3 +58,20 @@ def test_side_words_deep_inside_a_sentence_do_not_name_its_camp():
         "soda industry have long said."
     )
     assert [camp for _, camp in spoken(response)] == [SUPPORT]
+
+
+def test_a_subject_no_cue_names_speaks_for_its_section_only():
+    prose = "Critics say it is regressive. Those who back the tax say it cuts intake. They add that it funds schools."
+    assert [camp for _, camp in spoken(prose)] == [OPPOSE, SUPPORT, SUPPORT]
+    unnamed = "Critics say it is regressive. People who drink soda every day will pay more. They add that it is unfair."
+    assert [camp for _, camp in spoken(unnamed)] == [OPPOSE, None, None]
+    sectioned = "### Against\n- Critics say it is regressive.\n- People who drink soda every day will pay more."
+    assert [camp for _, camp in spoken(sectioned)][-1] == OPPOSE
+
+
+def test_a_restated_question_is_no_header_and_yes_and_no_sides_are_camps():
+    response = (
+        "**Is a sugar tax good for public health?**\n\n"
+        "On the yes side, it cuts intake. On the no side, it is regressive."
+    )
+    assert [camp for _, camp in spoken(response)] == [None, SUPPORT, OPPOSE]
