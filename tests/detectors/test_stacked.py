@@ -245,30 +245,15 @@ def test_arguments_too_long_for_the_tagger_are_scored_without_it(detector):
 
 
 def test_a_claim_voiced_by_the_wrong_side_raises_its_words_and_the_hallucination_score(detector):
-    pro = ("pro", ["Voting is a civic duty.", "Compulsory voting broadens the representation of disadvantaged groups."])
-    con = (
-        "con",
-        ["Weekend voting would be a more sensible solution.", "People forced to vote are unlikely to vote wisely."],
-    )
-    opening = (
-        "Supporters of compulsory voting see voting as a civic duty, and they say it broadens the representation of "
-        "disadvantaged groups. "
-    )
-    confused = opening + (
-        "They also suggest that weekend voting would be a more sensible solution. On the other hand, opponents argue "
-        "that people forced to vote are unlikely to vote wisely."
-    )
-    faithful = opening + (
-        "On the other hand, opponents argue that weekend voting would be a more sensible solution. They add that "
-        "people forced to vote are unlikely to vote wisely."
-    )
-    query = {"query": "Should voting be compulsory?"}
-    result = detector.score(make_example(confused, pro, con, **query))
-    clean = detector.score(make_example(faithful, pro, con, **query))
-    voice = detector.components["voice"].score(make_example(confused, pro, con, **query))
-    tagger = detector.components[RESPONSE_WORDS].score(make_example(confused, pro, con, **query))
+    from tests.detectors.test_voice import CON, CONFUSED, FAITHFUL, PRO, QUERY
+
+    confused = make_example(CONFUSED, PRO, CON, **QUERY)
+    result = detector.score(confused)
+    clean = detector.score(make_example(FAITHFUL, PRO, CON, **QUERY))
+    voice = detector.components["voice"].score(confused)
+    tagger = detector.components[RESPONSE_WORDS].score(confused)
     assert result.hallucination > clean.hallucination
-    start, end = confused.index("They also suggest"), confused.index("On the other hand")
+    start, end = CONFUSED.index("They also suggest"), CONFUSED.index("On the other hand")
     inside = [w.score for w in result.response_words if start <= w.start < end]
     assert inside and min(inside) >= voice.hallucination > 0
     voiced = {(w.start, w.end): w.score for w in voice.response_words}
