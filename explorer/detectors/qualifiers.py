@@ -23,8 +23,6 @@ itself; an argument's words carry the score of the claim that strengthens it.
 
 from __future__ import annotations
 
-import numpy as np
-
 from explorer.data.example import Example
 from explorer.detectors import details
 from explorer.detectors.base import DetectorResult, Progress
@@ -64,16 +62,15 @@ class QualifierDetector(SemanticTunedDetector):
         words = DEFAULT_SEGMENTER.content_words(example.response)
         word_scores = [0.0] * len(words)
         by_argument: dict[tuple[int, int], float] = {}
+        support, best = alignment.raw_support, alignment.raw_best_argument
         for c in assessment.checked:
-            claim = alignment.claims[int(c)]
-            row = int(np.argmax(alignment.similarity[:, c])) if len(alignment.arguments) else None
-            if row is None or alignment.similarity[row, c] < STATES:
+            if support[c] < STATES:
                 continue
-            found = strengthened(claim.text, texts[alignment.arguments[row]])
+            claim, key = alignment.claims[int(c)], alignment.arguments[int(best[c])]
+            found = strengthened(claim.text, texts[key])
             if not found:
                 continue
             score = claim_score(len(found))
-            key = alignment.arguments[row]
             by_argument[key] = max(by_argument.get(key, 0.0), score)
             for item in found:
                 for i in _marked_words(words, claim.start + item.span[0], claim.start + item.span[1], claim.span):
