@@ -319,9 +319,8 @@ _SPECS = (
         details=(details.ALIGNMENT, details.LEFT_OUT, details.EVIDENCE),
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
         "alignment classifier's, the token tagger's, its coverage build's, the voice check's and the qualifier "
-        "check's example scores, "
-        "fitted on the half of "
-        "Perspectrum train and of the team-written corpus the taggers never saw, C and features chosen on the "
+        "check's example scores, fitted on the half of Perspectrum train and of the team-written corpus the taggers "
+        "never saw, C and features chosen on the "
         "foreign NPOV dev set (python -m explorer.cli.stacked). The verdict's detector.",
     ),
 )

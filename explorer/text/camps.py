@@ -79,23 +79,23 @@ def _is_header(sentence: str) -> bool:
     )
 
 
+def _speakers(text: str) -> set[str]:
+    """The sides whose speaker nouns or phrases (`_SPEAKERS`) the text uses."""
+    return {side for side in SIDES if regex.search(_SPEAKERS[side], text, regex.I)}
+
+
 def _named_side(text: str, header: bool) -> str | None:
     """The side the text names, or None (also when it names both: "supporters say ...; critics
     say ..." speaks for both)."""
-    patterns = _HEADER_SIDES if header else {}
-    named = {
-        side
-        for side in SIDES
-        if regex.search(_SPEAKERS[side], text, regex.I)
-        or (side in patterns and regex.search(patterns[side], text, regex.I))
-    }
+    named = _speakers(text)
+    if header:
+        named |= {side for side in SIDES if regex.search(_HEADER_SIDES[side], text, regex.I)}
     return named.pop() if len(named) == 1 else None
 
 
 def _both_named(sentence: str) -> bool:
     """Whether the sentence's opening names both sides."""
-    opening = _opening(sentence)
-    return all(regex.search(_SPEAKERS[side], opening, regex.I) for side in SIDES)
+    return _speakers(_opening(sentence)) == set(SIDES)
 
 
 def _other(side: str) -> str:
