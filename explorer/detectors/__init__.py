@@ -261,6 +261,19 @@ _SPECS = (
         'far more...) and a hedge it drops ("will" where the argument says "may"). English word lists.',
     ),
     DetectorSpec(
+        "matching",
+        "Matching check (tuned matcher)",
+        "explorer.detectors.matching:MatchingDetector",
+        response_word_meaning="none: the check scores arguments only (0 on every word)",
+        argument_word_meaning="1 - tuned-matcher similarity of the argument to the piece of the response it is "
+        "paired with, one piece per argument",
+        cost=FAST,
+        summary="Coverage, one to one: the response is cut at every comma and semicolon, and each argument is "
+        "paired with its own piece so that the pairs' similarities (tuned matcher) add up to the most. An argument "
+        "that only resembles a piece another argument states better is left unpaired or poorly paired. No "
+        "hallucination signal.",
+    ),
+    DetectorSpec(
         "alignment_classifier_tuned",
         "Alignment classifier (tuned matcher)",
         "explorer.detectors.alignment_classifier_tuned:AlignmentClassifierTunedDetector",
@@ -318,10 +331,10 @@ _SPECS = (
         trainer="explorer.training.stacked:StackedTrainer",
         details=(details.ALIGNMENT, details.LEFT_OUT, details.EVIDENCE),
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
-        "alignment classifier's, the token tagger's, its coverage build's, the voice check's and the qualifier "
-        "check's example scores, fitted on the half of Perspectrum train and of the team-written corpus the taggers "
-        "never saw, C and features chosen on the "
-        "foreign NPOV dev set (python -m explorer.cli.stacked). The verdict's detector.",
+        "alignment classifier's, the token tagger's, its coverage build's, the matching check's, the voice check's "
+        "and the qualifier check's example scores, fitted on the half of Perspectrum train and of the team-written "
+        "corpus the taggers never saw, C and features chosen on the foreign NPOV dev set "
+        "(python -m explorer.cli.stacked). The verdict's detector.",
     ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}

@@ -1,10 +1,11 @@
-"""A stacked detector: a logistic regression over the example scores of eight fast detectors.
+"""A stacked detector: a logistic regression over the example scores of nine fast detectors.
 
 Not in the paper. No single detector is best at both error types on answers written outside
 the team: the token tagger (`tagger`) finds invented content inside fluent sentences; ROUGE-1,
 the alignments (plain MiniLM `semantic`, the tuned matcher's `semantic_tuned` and the
 classifier reading it, `alignment_classifier_tuned`) and the tagger's coverage build
-(`tagger_coverage`) find dropped arguments; the voice check (`voice`) finds given arguments stated in
+(`tagger_coverage`) find dropped arguments, and the matching check (`matching`) those that only
+resemble a piece of the answer another argument states better; the voice check (`voice`) finds given arguments stated in
 the other side's voice and the qualifier check (`qualifiers`) given arguments stated with more
 certainty, which every support detector passes. Stacking (Wolpert
 1992) learns how much each signal counts from labelled examples instead of picking one.
@@ -51,6 +52,7 @@ COMPONENTS = (
     "alignment_classifier_tuned",
     "tagger",
     "tagger_coverage",
+    "matching",
     "voice",
     "qualifiers",
 )
@@ -144,8 +146,8 @@ class StackedDetector(Detector):
     # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too;
     # 5: the tagger's coverage build joins the components; 6: which reads both argument orders (v2);
     # 7: the tagger does too (v2); 8: the voice check joins the components and raises response words;
-    # 9: the qualifier check joins them
-    version = "9"
+    # 9: the qualifier check joins them; 10: the matching check
+    version = "10"
 
     def __init__(
         self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None

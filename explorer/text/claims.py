@@ -64,7 +64,12 @@ _CLAUSE_CUT = regex.compile(
     r"[;\uff1b]\s+|,\s+(?=(?:but|while|whereas|although|though|yet|and|and also|or|since|because|so)\b)",
     regex.IGNORECASE,
 )
+# Where `piece_spans` cuts: every semicolon, colon and comma, and "and that" (one verb's list of
+# that-clauses: "note that X, that Y and that Z"). Finer than a claim, so that each argument a
+# sentence lists can be matched to its own piece (`explorer.detectors.matching`).
+_PIECE_CUT = regex.compile(r"[;:,\uff1b\uff1a\uff0c]\s+|\s+and\s+(?=that\b)", regex.IGNORECASE)
 MIN_CLAUSE_CONTENT_WORDS = 3
+MIN_PIECE_CONTENT_WORDS = 2  # "Raises achievement." states an argument; "Overview:" does not
 
 
 @dataclass(frozen=True)
@@ -188,8 +193,10 @@ def sentence_spans(text: str) -> tuple[Span, ...]:
     return tuple(spans)
 
 
-def clause_spans(text: str, sentence: Span, segmenter: Segmenter = DEFAULT_SEGMENTER) -> tuple[Span, ...]:
-    """Candidate clauses of one sentence of `text`: cut at semicolons and before conjunctions.
+def clause_spans(
+    text: str, sentence: Span, segmenter: Segmenter = DEFAULT_SEGMENTER, cut: regex.Pattern = _CLAUSE_CUT
+) -> tuple[Span, ...]:
+    """Candidate clauses of one sentence of `text`: cut at semicolons and before conjunctions (or at `cut`).
 
     A piece with fewer than `MIN_CLAUSE_CONTENT_WORDS` content words ("sweets, and desserts")
     is joined to the piece before it (or after it, for the first), so a list is never cut into
@@ -198,9 +205,9 @@ def clause_spans(text: str, sentence: Span, segmenter: Segmenter = DEFAULT_SEGME
     start, end = sentence
     pieces: list[Span] = []
     cursor = start
-    for cut in _CLAUSE_CUT.finditer(text, start, end):
-        pieces.append((cursor, cut.start()))
-        cursor = cut.end()
+    for found in cut.finditer(text, start, end):
+        pieces.append((cursor, found.start()))
+        cursor = found.end()
     pieces.append((cursor, end))
     merged: list[Span] = []
     for piece in pieces:
@@ -215,6 +222,18 @@ def clause_spans(text: str, sentence: Span, segmenter: Segmenter = DEFAULT_SEGME
         merged[-1] = (merged[-1][0], last[1])
     stripped = [_strip(text, s, e) for s, e in merged]
     return tuple(span for span in stripped if span is not None) or (sentence,)
+
+
+def piece_spans(text: str, segmenter: Segmenter = DEFAULT_SEGMENTER) -> tuple[Span, ...]:
+    """Every sentence of `text` cut at each comma, semicolon, colon and "and that", short pieces
+    joined to a neighbour as in `clause_spans` (so "pubs, clubs and bars" stays one); a sentence
+    with fewer than `MIN_PIECE_CONTENT_WORDS` content words (a one-word header) is left out."""
+    return tuple(
+        piece
+        for sentence in sentence_spans(text)
+        for piece in clause_spans(text, sentence, segmenter, _PIECE_CUT)
+        if _content_count(text, piece, segmenter) >= MIN_PIECE_CONTENT_WORDS
+    )
 
 
 def _content_count(text: str, span: Span, segmenter: Segmenter) -> int:

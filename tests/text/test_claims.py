@@ -2,7 +2,7 @@
 
 import pytest
 
-from explorer.text.claims import clause_spans, mean_word_scores, sentence_spans, split_sentences
+from explorer.text.claims import clause_spans, mean_word_scores, piece_spans, sentence_spans, split_sentences
 
 
 def sentences(text: str) -> list[str]:
@@ -94,3 +94,15 @@ def test_mean_word_scores_per_claim():
     words = [(0, 3, 1.0), (4, 7, 0.0), (9, 14, 0.5)]
     assert mean_word_scores(claims, words) == [0.5, 0.5]
     assert mean_word_scores(claims, []) == [None, None]
+
+
+def test_pieces_cut_a_list_of_that_clauses_and_drop_one_word_headers():
+    text = (
+        "**For:**\n\nThose who want homework capped note that it does little for young children, that it puts "
+        "low-income students at a disadvantage, and that kids need time for pubs, clubs and sport."
+    )
+    assert [text[s:e] for s, e in piece_spans(text)] == [
+        "Those who want homework capped note that it does little for young children",
+        "that it puts low-income students at a disadvantage",
+        "and that kids need time for pubs, clubs and sport.",
+    ]

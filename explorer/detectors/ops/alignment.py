@@ -213,7 +213,9 @@ def _rounded(matrix: np.ndarray) -> list:
 # Building an alignment ----------------------------------------------------------------------
 
 
-def _fitted(encoder: Encoder, text: str, spans: Sequence[Span]) -> list[Span]:
+def fitted(encoder: Encoder, text: str, spans: Sequence[Span]) -> list[Span]:
+    """`spans` of `text`, each cut at word boundaries to what `encoder` reads whole; `TooLongError`
+    where even one word does not fit."""
     pieces: list[Span] = []
     for span in spans:
         for piece in encoder.fit(text, span):
@@ -230,7 +232,7 @@ def argument_units(example: Example, encoder: Encoder) -> tuple[Unit, ...]:
     """Each argument's sentences, then the clauses of each sentence that has several."""
     units: list[Unit] = []
     for p, a, text in example.arguments():
-        for s, sentence in enumerate(_fitted(encoder, text, sentence_spans(text) or ((0, len(text)),))):
+        for s, sentence in enumerate(fitted(encoder, text, sentence_spans(text) or ((0, len(text)),))):
             units.append(Unit(p, a, *sentence, sentence=s))
             clauses = clause_spans(text, sentence)
             if len(clauses) > 1:
@@ -267,7 +269,7 @@ def _pieces(
     sentences = sentence_spans(response)
     _check_claims(len(sentences))  # at least one claim a sentence: refuse before encoding anything
     units = argument_units(example, encoder)
-    sentences = _fitted(encoder, response, sentences)
+    sentences = fitted(encoder, response, sentences)
     candidates = [clause_spans(response, sentence) for sentence in sentences]
     argument_texts = {(p, a): text for p, a, text in example.arguments()}
     unit_texts = [argument_texts[(u.perspective, u.argument)][u.start : u.end] for u in units]
