@@ -79,8 +79,11 @@ def slice_examples(examples: Sequence[Example], error_type: str) -> list[Example
 def fit(
     error_type: str, features: Sequence[str], rows: np.ndarray, gold: Sequence[int], strength: float
 ) -> LogisticHead:
-    """The head on the named `features` columns of rows of all `FEATURES`."""
-    return LogisticHead.fit(error_type, features, rows[:, [FEATURES.index(name) for name in features]], gold, strength)
+    """The head on the named `features` columns of rows of all `FEATURES`, but those constant on
+    `rows` (the matching check's hallucination score is always 0): they could take no weight, and
+    the verdict's evidence would list them as reasons that add nothing."""
+    varying = [name for name in features if np.ptp(rows[:, FEATURES.index(name)]) != 0] or list(features)
+    return LogisticHead.fit(error_type, varying, rows[:, [FEATURES.index(name) for name in varying]], gold, strength)
 
 
 def train(

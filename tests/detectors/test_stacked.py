@@ -260,3 +260,12 @@ def test_a_claim_voiced_by_the_wrong_side_raises_its_words_and_the_hallucination
     assert [(w.start, w.end) for w in result.response_words] == [(w.start, w.end) for w in tagger.response_words]
     for word, tagged in zip(result.response_words, tagger.response_words):
         assert word.score == max(tagged.score, voiced.get((word.start, word.end), 0.0))
+
+
+def test_a_feature_constant_on_the_training_rows_is_left_out_of_the_head():
+    rng = np.random.default_rng(0)
+    rows = rng.random((40, len(FEATURES)))
+    rows[:, FEATURES.index("matching hallucination")] = 0.0
+    gold = (rows[:, FEATURES.index("matching coverage")] > 0.5).astype(int)
+    head = training.fit("coverage", ("matching hallucination", "matching coverage", "rouge coverage"), rows, gold, 1.0)
+    assert head.features == ("matching coverage", "rouge coverage")
