@@ -57,7 +57,8 @@ def test_opens_on_a_sample_with_a_verdict_scores_and_highlights(app):
     why = next(e for e in app.expander if e.label == "What the verdict rests on")
     evidence = "\n".join(element.proto.body for element in why.get("html"))
     for component in stacked.COMPONENTS:
-        assert f'data-feature="{component} hallucination"' in evidence
+        # Each component's scores that a head reads (a head leaves out one constant in training).
+        assert f'data-feature="{component} ' in evidence
         assert detectors.spec(component).title in evidence
 
 
