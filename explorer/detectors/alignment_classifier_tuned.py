@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from explorer.detectors.alignment_classifier import AlignmentClassifierDetector
-from explorer.detectors.base import DetectorError
+from explorer.detectors.semantic_tuned import tuned_encoder
 from explorer.models.encoder import SentenceEncoder
-from explorer.models.matcher import MatcherNotFoundError, shared_matcher_encoder
 
 
 class AlignmentClassifierTunedDetector(AlignmentClassifierDetector):
@@ -17,8 +16,5 @@ class AlignmentClassifierTunedDetector(AlignmentClassifierDetector):
     version = "1"
 
     def __init__(self, *, encoder: SentenceEncoder | None = None, adapter_dir: str | Path | None = None):
-        try:
-            self.encoder = encoder or shared_matcher_encoder(adapter_dir)
-        except MatcherNotFoundError as error:
-            raise DetectorError(str(error)) from error
+        self.encoder = encoder or tuned_encoder(adapter_dir)
         self.models = self.trained_models()

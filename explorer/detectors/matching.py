@@ -31,9 +31,9 @@ from scipy.optimize import linear_sum_assignment
 
 from explorer.data.example import Example
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
-from explorer.detectors.ops.alignment import TooLongError, argument_units, fitted
+from explorer.detectors.ops.alignment import TooLongError, argument_units, fitted, texts_of_units
+from explorer.detectors.semantic_tuned import tuned_encoder
 from explorer.models.encoder import SentenceEncoder
-from explorer.models.matcher import MatcherNotFoundError, shared_matcher_encoder
 from explorer.text.claims import Span, piece_spans
 
 
@@ -52,12 +52,7 @@ class MatchingDetector(Detector):
     version = "1"
 
     def __init__(self, *, encoder: SentenceEncoder | None = None, adapter_dir: str | Path | None = None):
-        if encoder is None:
-            try:
-                encoder = shared_matcher_encoder(adapter_dir)
-            except MatcherNotFoundError as error:
-                raise DetectorError(str(error)) from error
-        self.encoder = encoder
+        self.encoder = encoder or tuned_encoder(adapter_dir)
 
     def model_identity(self) -> str:
         return self.encoder.identity()
@@ -69,9 +64,7 @@ class MatchingDetector(Detector):
             units = [u for u in argument_units(example, self.encoder) if u.is_sentence]
         except TooLongError as error:
             raise DetectorError(str(error)) from error
-        texts = {(p, a): text for p, a, text in example.arguments()}
-        unit_texts = [texts[(u.perspective, u.argument)][u.start : u.end] for u in units]
-        return pieces, units, [example.response[s:e] for s, e in pieces], unit_texts
+        return pieces, units, [example.response[s:e] for s, e in pieces], texts_of_units(example, units)
 
     def prepare(self, examples: Sequence[Example]) -> None:
         texts: list[str] = []
@@ -86,13 +79,14 @@ class MatchingDetector(Detector):
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
         pieces, units, piece_texts, unit_texts = self._texts(example)
         arguments = [(p, a) for p, a, _ in example.arguments()]
+        row_of = {key: r for r, key in enumerate(arguments)}
         similarity = np.full((len(arguments), len(pieces)), -1.0)
         if pieces and units:
             unit_similarity = self.encoder.encode(unit_texts) @ self.encoder.encode(piece_texts).T
             for unit, row in zip(units, unit_similarity):
-                r = arguments.index((unit.perspective, unit.argument))
+                r = row_of[(unit.perspective, unit.argument)]
                 similarity[r] = np.maximum(similarity[r], row)
-        matched = pair(similarity) if pieces else np.full(len(arguments), -1.0)
+        matched = pair(similarity)  # no pieces: every argument unpaired (-1)
         errors = 1.0 - np.clip(matched, 0.0, 1.0)
         return DetectorResult.from_units(
             self, example, [(s, e, 0.0) for s, e in pieces], {key: float(err) for key, err in zip(arguments, errors)}

@@ -15,15 +15,18 @@ from explorer.models.encoder import SentenceEncoder
 from explorer.models.matcher import MatcherNotFoundError, shared_matcher_encoder
 
 
+def tuned_encoder(adapter_dir: str | Path | None = None) -> SentenceEncoder:
+    """The shared tuned-matcher encoder; `DetectorError` when no adapter is found."""
+    try:
+        return shared_matcher_encoder(adapter_dir)
+    except MatcherNotFoundError as error:
+        raise DetectorError(str(error)) from error
+
+
 class SemanticTunedDetector(SemanticDetector):
     name = "semantic_tuned"
     title = "Semantic alignment (tuned matcher)"
     version = "1"
 
     def __init__(self, *, encoder: SentenceEncoder | None = None, adapter_dir: str | Path | None = None, **options):
-        if encoder is None:
-            try:
-                encoder = shared_matcher_encoder(adapter_dir)
-            except MatcherNotFoundError as error:
-                raise DetectorError(str(error)) from error
-        super().__init__(encoder=encoder, **options)
+        super().__init__(encoder=encoder or tuned_encoder(adapter_dir), **options)

@@ -240,6 +240,12 @@ def argument_units(example: Example, encoder: Encoder) -> tuple[Unit, ...]:
     return tuple(units)
 
 
+def texts_of_units(example: Example, units: Sequence[Unit]) -> list[str]:
+    """The argument text each evidence unit spans."""
+    texts = {(p, a): text for p, a, text in example.arguments()}
+    return [texts[(u.perspective, u.argument)][u.start : u.end] for u in units]
+
+
 def _group_clauses(clause_rows: np.ndarray, clause_scores: np.ndarray, match: float) -> list[list[int]]:
     """Groups of consecutive clauses that voice one argument each.
 
@@ -271,8 +277,7 @@ def _pieces(
     units = argument_units(example, encoder)
     sentences = fitted(encoder, response, sentences)
     candidates = [clause_spans(response, sentence) for sentence in sentences]
-    argument_texts = {(p, a): text for p, a, text in example.arguments()}
-    unit_texts = [argument_texts[(u.perspective, u.argument)][u.start : u.end] for u in units]
+    unit_texts = texts_of_units(example, units)
     clause_texts = [response[s:e] for clauses in candidates if len(clauses) > 1 for s, e in clauses]
     return units, sentences, candidates, unit_texts, clause_texts
 
