@@ -27,11 +27,11 @@ confusion can be read from it.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from explorer.data.example import Example
 from explorer.detectors import details
@@ -67,15 +67,14 @@ def claim_camps(assessment: Assessment, response: str) -> dict[int, str]:
 
 def camp_perspectives(best: Sequence[np.ndarray], camp_of: Sequence[str], n_perspectives: int) -> dict[str, int]:
     """Camps to distinct perspectives, the assignment under which the claims' similarities to their
-    camp's perspective sum highest (`best[i][p]`: claim i's best similarity to perspective p)."""
+    camp's perspective sum highest (`best[i][p]`: claim i's best similarity to perspective p), as the
+    matching check pairs arguments with pieces (`explorer.detectors.matching.pair`)."""
     names = sorted(set(camp_of))
-    chosen, top = {}, -np.inf
-    for assignment in itertools.permutations(range(n_perspectives), len(names)):
-        mapping = dict(zip(names, assignment))
-        total = sum(row[mapping[camp]] for row, camp in zip(best, camp_of))
-        if total > top:
-            chosen, top = mapping, total
-    return chosen
+    totals = np.zeros((len(names), n_perspectives))
+    for row, camp in zip(best, camp_of):
+        totals[names.index(camp)] += row
+    camps_, perspectives = linear_sum_assignment(totals, maximize=True)
+    return {names[c]: int(p) for c, p in zip(camps_, perspectives)}
 
 
 def confusions(assessment: Assessment, example: Example) -> list[Confusion]:
