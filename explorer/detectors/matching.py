@@ -38,12 +38,12 @@ from explorer.text.claims import Span, piece_spans
 
 
 def pair(similarity: np.ndarray) -> np.ndarray:
-    """Per row (argument) of `similarity` (arguments x pieces), the similarity of the piece it is
+    """Per row (argument) of `similarity` (arguments x pieces), the column of the piece it is
     paired with under the one-to-one pairing of largest total similarity; -1 where none is left."""
-    matched = np.full(similarity.shape[0], -1.0)
-    rows, columns = linear_sum_assignment(similarity, maximize=True)
-    matched[rows] = similarity[rows, columns]
-    return matched
+    columns = np.full(similarity.shape[0], -1)
+    rows, chosen = linear_sum_assignment(similarity, maximize=True)
+    columns[rows] = chosen
+    return columns
 
 
 class MatchingDetector(Detector):
@@ -76,7 +76,9 @@ class MatchingDetector(Detector):
             texts += piece_texts + unit_texts
         self.encoder.encode(texts)
 
-    def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
+    def similarities(self, example: Example) -> tuple[list[Span], list[tuple[int, int]], np.ndarray]:
+        """The response's pieces, the arguments as (perspective, argument), and each argument's
+        similarity to each piece (its best sentence's; -1 where there is nothing to compare)."""
         pieces, units, piece_texts, unit_texts = self._texts(example)
         arguments = [(p, a) for p, a, _ in example.arguments()]
         row_of = {key: r for r, key in enumerate(arguments)}
@@ -86,7 +88,12 @@ class MatchingDetector(Detector):
             for unit, row in zip(units, unit_similarity):
                 r = row_of[(unit.perspective, unit.argument)]
                 similarity[r] = np.maximum(similarity[r], row)
-        matched = pair(similarity)  # no pieces: every argument unpaired (-1)
+        return pieces, arguments, similarity
+
+    def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
+        pieces, arguments, similarity = self.similarities(example)
+        columns = pair(similarity)  # no pieces: every argument unpaired (-1)
+        matched = np.array([similarity[r, c] if c >= 0 else -1.0 for r, c in enumerate(columns)])
         errors = 1.0 - np.clip(matched, 0.0, 1.0)
         return DetectorResult.from_units(
             self, example, [(s, e, 0.0) for s, e in pieces], {key: float(err) for key, err in zip(arguments, errors)}

@@ -1,6 +1,9 @@
-"""A fake Perspectrum folder shared by the data builders' tests."""
+"""A fake Perspectrum folder shared by the data builders' tests, and a watch on the files they open."""
 
+import builtins
+import io
 import json
+import pathlib
 
 import pytest
 
@@ -100,3 +103,20 @@ def claim_text_reads(monkeypatch):
         return touched
 
     return watch
+
+
+@pytest.fixture
+def opened_files(monkeypatch) -> list[str]:
+    """A list that fills with every path then opened or read (open, io.open, Path.read_text/read_bytes)."""
+    opened: list[str] = []
+    for module, name in ((builtins, "open"), (io, "open")):
+        real = getattr(module, name)
+        monkeypatch.setattr(
+            module, name, lambda file, *a, _real=real, **k: opened.append(str(file)) or _real(file, *a, **k)
+        )
+    for name in ("read_text", "read_bytes"):
+        real = getattr(pathlib.Path, name)
+        monkeypatch.setattr(
+            pathlib.Path, name, lambda self, *a, _real=real, **k: opened.append(str(self)) or _real(self, *a, **k)
+        )
+    return opened

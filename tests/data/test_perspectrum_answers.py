@@ -1,10 +1,7 @@
 """The assistant-style Perspectrum builder: deterministic, train split only, never the foreign dev
 set, and every span names exactly the text it says it names."""
 
-import builtins
-import io
 import json
-import pathlib
 
 import pytest
 
@@ -45,27 +42,10 @@ def test_no_test_or_dev_claim_text_is_ever_touched(fake_perspectrum, claim_text_
     assert perspectrum_answers.build(folder=folder) and not touched
 
 
-def test_the_foreign_dev_set_is_never_opened(fake_perspectrum, monkeypatch, tmp_path):
+def test_the_foreign_dev_set_is_never_opened(fake_perspectrum, opened_files, tmp_path):
     folder, _, _ = fake_perspectrum
-    opened = []
-    real_open, real_io_open = builtins.open, io.open
-
-    def watch(real):
-        def opener(file, *args, **kwargs):
-            opened.append(str(file))
-            return real(file, *args, **kwargs)
-
-        return opener
-
-    monkeypatch.setattr(builtins, "open", watch(real_open))
-    monkeypatch.setattr(io, "open", watch(real_io_open))
-    for name in ("read_text", "read_bytes"):
-        real = getattr(pathlib.Path, name)
-        monkeypatch.setattr(
-            pathlib.Path, name, lambda self, *a, _real=real, **k: opened.append(str(self)) or _real(self, *a, **k)
-        )
     assert perspectrum_answers.main(["--out", str(tmp_path / "out.jsonl"), "--data", str(folder)]) == 0
-    assert opened and not [path for path in opened if "npov_foreign" in path]
+    assert opened_files and not [path for path in opened_files if "npov_foreign" in path]
 
 
 def test_every_span_names_its_text(built):

@@ -47,4 +47,4 @@ def test_an_argument_that_only_resembles_a_piece_another_argument_states_better_
 def test_pairs_maximize_the_total_and_an_argument_left_without_a_piece_gets_none():
     # The first argument's best piece (0) goes to the second, which has no other: .8 + .7 beats .9 + .1.
     similarity = np.array([[0.9, 0.8], [0.7, 0.1], [0.6, 0.5]])
-    assert pair(similarity).tolist() == [0.8, 0.7, -1.0]
+    assert pair(similarity).tolist() == [1, 0, -1]

@@ -1,0 +1,169 @@
+"""The paper's synthetic errors (§4.2) made from the team-written corpus, for the token tagger.
+
+    python -m explorer.data.written --out ~/.cache/rag-error-explorer/written.jsonl
+    python -m explorer.training.written_synthetic --data ~/.cache/rag-error-explorer/written.jsonl \
+        --out ~/.cache/rag-error-explorer/written-synthetic.jsonl
+
+The Perspectrum builders remove an argument whose statement they wrote themselves, a whole
+sentence of a known shape. Real answers state an argument as one clause of a list ("note that
+..., that it puts low-income students at a disadvantage, and that ..."), in a bullet, or under a
+header; a tagger trained on whole removed sentences reads such a clause as supported. The team's
+answers state arguments that way, but the corpus records only invented words, not where each
+argument is stated. So:
+
+1. **Where each argument is stated** comes from the matching check's one-to-one pairing
+   (`explorer.detectors.matching`): an argument's paired piece of the answer if their similarity
+   is at least `PAIRED`, plus each piece left unpaired whose best argument it is by a margin of
+   `MARGIN` with similarity at least `EXTRA` ("..., because ..." after the paired piece).
+   Found by a model, so now and then wrong; the tagger learns from many.
+2. **Paraphrased input** (the paper's paraphrased set, as `explorer.data.perspectrum` builds it):
+   each argument replaced by another member of its Perspectrum cluster, the answer unchanged.
+3. From each answer with no coverage error and no ambiguous label (clean and hallucination
+   variants), as given and paraphrased: one synthetic hallucination per argument whose side keeps
+   another (the argument removed from the input; its statement joins the answer's invented
+   spans), and, from clean answers, one synthetic coverage error per side (a member of an unused
+   cluster of the claim and side added to the input at a seeded position).
+
+Perspectrum's train split only (`load_claims(["train"])`; the corpus is train-only too); the
+foreign dev set is never read. Deterministic: every choice is seeded by the answer's id. The
+output holds third-party text: write it to a cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from explorer.data.example import Example, Labels, Perspective, UncoveredArgument
+from explorer.data.jsonl import parse_jsonl, write_jsonl
+from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
+from explorer.data.synthetic import ArgumentRef, insert_argument, remove_argument
+from explorer.detectors.matching import MatchingDetector, pair
+from explorer.text.claims import Span
+
+PAIRED, EXTRA, MARGIN = 0.45, 0.55, 0.1
+
+
+def statements(detector: MatchingDetector, example: Example) -> dict[ArgumentRef, list[Span]]:
+    """Where the answer states each argument (module docstring, 1); arguments found nowhere are absent."""
+    pieces, arguments, similarity = detector.similarities(example)
+    found: dict[ArgumentRef, list[Span]] = {key: [] for key in arguments}
+    paired = set()
+    for row, column in enumerate(pair(similarity)):
+        if column >= 0:
+            paired.add(column)
+            if similarity[row, column] >= PAIRED:
+                found[arguments[row]].append(pieces[column])
+    for column, piece in enumerate(pieces):
+        if column in paired:
+            continue
+        ranked = np.sort(similarity[:, column])
+        best = int(np.argmax(similarity[:, column]))
+        runner_up = ranked[-2] if len(arguments) > 1 else -1
+        if ranked[-1] >= EXTRA and ranked[-1] - runner_up >= MARGIN and found[arguments[best]]:
+            found[arguments[best]].append(piece)
+    return {key: sorted(spans) for key, spans in found.items() if spans}
+
+
+def paraphrased(example: Example, claim: PerspectrumClaim, rng: random.Random) -> tuple[Perspective, ...]:
+    """The example's perspectives with each argument replaced by another member of its cluster."""
+    cluster_of = {text: cluster for cluster in claim.clusters for _, text in cluster.members}
+    perspectives = []
+    for perspective in example.perspectives:
+        arguments = []
+        for text in perspective.arguments:
+            others = [t for _, t in cluster_of[text].members if t != text] if text in cluster_of else []
+            arguments.append(rng.choice(others) if others else text)
+        perspectives.append(Perspective(perspective.name, tuple(arguments)))
+    return tuple(perspectives)
+
+
+def _hallucinations(source: Example, found: dict[ArgumentRef, list[Span]], kind: str) -> Iterator[Example]:
+    invented = set(source.labels.hallucinated_spans)
+    for p, a, _ in source.arguments():
+        if len(source.perspectives[p].arguments) < 2 or (p, a) not in found:
+            continue
+        labels = Labels(
+            hallucination=True,
+            coverage_error=False,
+            kind=kind,
+            ambiguous=False,
+            hallucinated_spans=tuple(sorted(invented | set(found[(p, a)]))),
+        )
+        yield remove_argument(source, p, a).replace(id=f"{source.id}-synthetic-hallucination-{p}-{a}", labels=labels)
+
+
+def _coverage_errors(
+    source: Example, written: Example, claim: PerspectrumClaim, kind: str, rng: random.Random
+) -> Iterator[Example]:
+    used = {text for _, _, text in written.arguments()} | {text for _, _, text in source.arguments()}
+    for p, perspective in enumerate(source.perspectives):
+        unused = [c for c in claim.clusters if c.stance == perspective.name and not used & {t for _, t in c.members}]
+        if not unused:
+            continue
+        text = rng.choice(rng.choice(unused).members)[1]
+        position = rng.randint(0, len(perspective.arguments))
+        labels = Labels(
+            hallucination=False,
+            coverage_error=True,
+            kind=kind,
+            ambiguous=False,
+            uncovered=(UncoveredArgument(p, position),),
+        )
+        added = insert_argument(source, p, position, text)
+        yield added.replace(id=f"{source.id}-synthetic-coverage-{p}", labels=labels)
+
+
+def build(written: Sequence[Example], claims: Sequence[PerspectrumClaim], detector: MatchingDetector) -> list[Example]:
+    """The paraphrased answers and the synthetic errors of `written` (module docstring, 2-3)."""
+    claim_of = {claim.text: claim for claim in claims}
+    sources = [e for e in written if not e.labels.coverage_error and not e.labels.ambiguous]
+    detector.prepare(sources)  # one batched encoding of every piece and argument
+    made: list[Example] = []
+    for example in sources:
+        claim = claim_of[example.topic]
+        rng = random.Random(example.id)
+        found = statements(detector, example)
+        sources = [(example, "synthetic")]
+        perspectives = paraphrased(example, claim, rng)
+        if perspectives != example.perspectives:
+            kind = "organic" if example.labels.hallucination else "paraphrased"
+            restated = example.replace(
+                id=f"{example.id}-paraphrased",
+                perspectives=perspectives,
+                labels=dataclasses.replace(example.labels, kind=kind),
+            )
+            made.append(restated)
+            sources.append((restated, "synthetic_paraphrased"))
+        for source, kind in sources:
+            made += _hallucinations(source, found, kind)
+            if not example.labels.hallucination:
+                made += _coverage_errors(source, example, claim, kind, rng)
+    return made
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m explorer.training.written_synthetic", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--data", type=Path, required=True, help="the built written corpus (explorer.data.written)")
+    parser.add_argument("--out", type=Path, required=True, help="output JSON Lines (third-party text: a cache)")
+    parser.add_argument("--perspectrum", type=Path, help="the Perspectrum folder (default: ../shared/data/perspectrum)")
+    args = parser.parse_args(argv)
+    loaded = parse_jsonl(args.data)
+    for error in loaded.errors:
+        print(f"{args.data}: {error}", file=sys.stderr)
+    made = build(loaded.examples, load_claims(["train"], args.perspectrum), MatchingDetector())
+    write_jsonl(made, args.out)
+    print(f"wrote {len(made)} examples to {args.out}")
+    return 1 if loaded.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
