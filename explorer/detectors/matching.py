@@ -13,7 +13,7 @@ response may state two arguments. Not in the paper as a detector.
 2. The tuned matcher (`explorer.models.matcher`) embeds the pieces and each argument's sentences;
    an argument's similarity to a piece is its best sentence's.
 3. Arguments and pieces are paired one to one so that the pairs' similarities add up to the most
-   (the assignment problem: scipy's `linear_sum_assignment`); pieces left over are framing,
+   (the assignment problem: `explorer.detectors.ops.alignment.pair`); pieces left over are framing,
    lead-ins or content no argument gives, which this check does not judge.
 
 Scores: an argument's coverage error is `1 - max(0, similarity)` to its piece, 1 when the answer
@@ -27,23 +27,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from explorer.data.example import Example
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
-from explorer.detectors.ops.alignment import TooLongError, argument_units, fitted, texts_of_units
+from explorer.detectors.ops.alignment import TooLongError, argument_units, fitted, pair, texts_of_units
 from explorer.detectors.semantic_tuned import tuned_encoder
 from explorer.models.encoder import SentenceEncoder
 from explorer.text.claims import Span, piece_spans
-
-
-def pair(similarity: np.ndarray) -> np.ndarray:
-    """Per row (argument) of `similarity` (arguments x pieces), the column of the piece it is
-    paired with under the one-to-one pairing of largest total similarity; -1 where none is left."""
-    columns = np.full(similarity.shape[0], -1)
-    rows, chosen = linear_sum_assignment(similarity, maximize=True)
-    columns[rows] = chosen
-    return columns
 
 
 class MatchingDetector(Detector):

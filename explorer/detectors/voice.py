@@ -31,12 +31,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from explorer.data.example import Example
 from explorer.detectors import details
 from explorer.detectors.base import DetectorResult, Progress
-from explorer.detectors.ops.alignment import STATES
+from explorer.detectors.ops.alignment import STATES, pair
 from explorer.detectors.ops.assessment import Assessment
 from explorer.detectors.semantic_tuned import SemanticTunedDetector
 from explorer.text.camps import camps
@@ -67,14 +66,13 @@ def claim_camps(assessment: Assessment, response: str) -> dict[int, str]:
 
 def camp_perspectives(best: Sequence[np.ndarray], camp_of: Sequence[str], n_perspectives: int) -> dict[str, int]:
     """Camps to distinct perspectives, the assignment under which the claims' similarities to their
-    camp's perspective sum highest (`best[i][p]`: claim i's best similarity to perspective p), as the
-    matching check pairs arguments with pieces (`explorer.detectors.matching.pair`)."""
+    camp's perspective sum highest (`best[i][p]`: claim i's best similarity to perspective p): `pair`,
+    as the matching check pairs arguments with pieces."""
     names = sorted(set(camp_of))
     totals = np.zeros((len(names), n_perspectives))
     for row, camp in zip(best, camp_of):
         totals[names.index(camp)] += row
-    camps_, perspectives = linear_sum_assignment(totals, maximize=True)
-    return {names[c]: int(p) for c, p in zip(camps_, perspectives)}
+    return {name: int(p) for name, p in zip(names, pair(totals)) if p >= 0}
 
 
 def confusions(assessment: Assessment, example: Example) -> list[Confusion]:

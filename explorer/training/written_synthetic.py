@@ -44,7 +44,8 @@ from explorer.data.example import Example, Labels, Perspective, UncoveredArgumen
 from explorer.data.jsonl import parse_jsonl, write_jsonl
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.synthetic import ArgumentRef, insert_argument, remove_argument
-from explorer.detectors.matching import MatchingDetector, pair
+from explorer.detectors.matching import MatchingDetector
+from explorer.detectors.ops.alignment import pair
 from explorer.text.claims import Span
 
 PAIRED, EXTRA, MARGIN = 0.45, 0.55, 0.1

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from explorer.detectors.matching import MatchingDetector, pair
+from explorer.detectors.matching import MatchingDetector
+from explorer.detectors.ops.alignment import pair
 from explorer.detectors.semantic_tuned import SemanticTunedDetector
 from tests.helpers import make_example
 

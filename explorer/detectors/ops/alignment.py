@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from explorer.data.example import Example
 from explorer.text.claims import Claim, Span, clause_spans, sentence_spans
@@ -244,6 +245,16 @@ def texts_of_units(example: Example, units: Sequence[Unit]) -> list[str]:
     """The argument text each evidence unit spans."""
     texts = {(p, a): text for p, a, text in example.arguments()}
     return [texts[(u.perspective, u.argument)][u.start : u.end] for u in units]
+
+
+def pair(similarity: np.ndarray) -> np.ndarray:
+    """Per row of `similarity` (rows x columns: arguments x pieces, camps x perspectives), the
+    column it is paired with under the one-to-one pairing of largest total similarity (the
+    assignment problem, scipy's `linear_sum_assignment`); -1 where no column is left for it."""
+    columns = np.full(similarity.shape[0], -1)
+    rows, chosen = linear_sum_assignment(similarity, maximize=True)
+    columns[rows] = chosen
+    return columns
 
 
 def _group_clauses(clause_rows: np.ndarray, clause_scores: np.ndarray, match: float) -> list[list[int]]:
