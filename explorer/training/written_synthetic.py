@@ -131,7 +131,7 @@ def build(written: Sequence[Example], claims: Sequence[PerspectrumClaim], detect
         claim = claim_of[example.topic]
         rng = random.Random(example.id)
         found = statements(detector, example)
-        sources = [(example, "synthetic")]
+        inputs = [(example, "synthetic")]
         perspectives = paraphrased(example, claim, rng)
         if perspectives != example.perspectives:
             kind = "organic" if example.labels.hallucination else "paraphrased"
@@ -141,8 +141,8 @@ def build(written: Sequence[Example], claims: Sequence[PerspectrumClaim], detect
                 labels=dataclasses.replace(example.labels, kind=kind),
             )
             made.append(restated)
-            sources.append((restated, "synthetic_paraphrased"))
-        for source, kind in sources:
+            inputs.append((restated, "synthetic_paraphrased"))
+        for source, kind in inputs:
             made += _hallucinations(source, found, kind)
             if not example.labels.hallucination:
                 made += _coverage_errors(source, example, claim, kind, rng)
