@@ -1,0 +1,101 @@
+"""The known failure modes and the verdict's bands, as Markdown written from the records.
+
+The failure modes come from `resources/records/failure_modes.json` (`python -m explorer.docs.probes`),
+the bands and the verdict's dev figures from `resources/calibration.json`; `explorer.docs.cards`
+puts these into the detector cards, the README and the limits page.
+"""
+
+from __future__ import annotations
+
+from explorer import detectors
+from explorer.data.labels import ERROR_TYPES
+from explorer.docs.probes import CAUGHT, FALSE_ALARM, MISSED, NO_VERDICT, PARTLY, PASSED, outcome
+from explorer.docs.records import Records
+
+_RECORD = "`explorer/resources/records/failure_modes.json`, written by `python -m explorer.docs.probes`"
+
+
+def _judged(found: dict) -> str:
+    if found["p"] is None:
+        return f"no verdict (score {found['score']:.2f})"
+    return f"{found['verdict']} (P {found['p']:.2f})"
+
+
+def _expected(expected: dict) -> str:
+    return " and ".join(t for t in ERROR_TYPES if expected[t]) or "none"
+
+
+def failure_rows(name: str, records: Records) -> list[tuple[dict, dict, str]]:
+    """Each probe with detector `name`'s judgement and its outcome (empty when not measured)."""
+    measured = records.failure_modes.get("detectors", {}).get(name)
+    if not measured:
+        return []
+    return [
+        (probe, measured[probe["id"]], outcome(probe["expected"], measured[probe["id"]]))
+        for probe in records.failure_modes["probes"]
+        if probe["id"] in measured
+    ]
+
+
+def failure_table(name: str, records: Records) -> list[str]:
+    rows = failure_rows(name, records)
+    if not rows:
+        return [f"Not measured yet: `python -m explorer.docs.probes --detectors {name}` adds it to the record."]
+    lines = ["| probe | errors it has | hallucination | coverage | outcome |", "|---|---|---|---|---|"]
+    for probe, judged, result in rows:
+        shown = " | ".join(_judged(judged[t]) for t in ERROR_TYPES)
+        lines.append(f"| {probe['mode']}: {probe['what']} | {_expected(probe['expected'])} | {shown} | **{result}** |")
+    return lines
+
+
+def detector_failures(name: str, records: Records) -> list[str]:
+    """A card's *Known failures*: the probes it misses or raises a false alarm on, then the table."""
+    rows = failure_rows(name, records)
+    lines = []
+    wrong = [probe["mode"] for probe, _, result in rows if result in (MISSED, FALSE_ALARM)]
+    if rows:
+        lines += [
+            (f"Misjudged probes: {', '.join(wrong)}." if wrong else "It misjudges none of the probes.")
+            + f" One topic's faithful answer and its variants, each judged through the calibration ({_RECORD}; "
+            "the answers are in `explorer/resources/probes.jsonl`):",
+            "",
+        ]
+    return lines + failure_table(name, records)
+
+
+def summary(records: Records, name: str = detectors.VERDICT_DETECTOR) -> list[str]:
+    """The verdict detector's probes grouped by outcome, one bullet each: the README's limits."""
+    rows = failure_rows(name, records)
+    if not rows:
+        return [f"- Not measured yet: `python -m explorer.docs.probes --detectors {name}`."]
+    groups = (
+        (CAUGHT, "Caught"),
+        (MISSED, "**Missed** (judged unlikely)"),
+        (FALSE_ALARM, "**False alarm** on a faithful answer"),
+        (PARTLY, "Left unclear"),
+        (NO_VERDICT, "No verdict"),
+        (PASSED, "Faithful and judged so"),
+    )
+    lines = []
+    for key, title in groups:
+        found = [f"{probe['what']}" for probe, _, result in rows if result == key]
+        if found:
+            lines.append(f"- {title}: " + "; ".join(found) + ".")
+    return lines
+
+
+def bands(records: Records, name: str = detectors.VERDICT_DETECTOR) -> list[str]:
+    """How a verdict is read: the bands of calibrated P(error) and the verdict detector's dev figures."""
+    found = records.calibration.get("bands", {})
+    entry = records.calibration.get("detectors", {}).get(name, {})
+    lines = [
+        f"- **likely**: P(error) ≥ {found.get('likely_from')}; **unlikely**: P(error) < {found.get('unlikely_below')}; "
+        "**unclear** in between.",
+    ]
+    if entry:
+        figures = " / ".join(f"{entry[t]['auc']:.2f}" for t in ERROR_TYPES)
+        lines.append(
+            f"- P(error) is the `{name}` detector's score calibrated on {entry['data']}, where it ranks errors above "
+            f"faithful answers with ROC AUC {figures} ({' / '.join(ERROR_TYPES)})."
+        )
+    return lines
