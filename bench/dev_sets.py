@@ -17,7 +17,7 @@ the result cache (`--no-cache` to recompute).
 | `sample` | the sample set's test split with its synthetic errors | the demo data the app opens with |
 
 The record: `explorer/resources/records/dev_sets.json` (written whole or not at all); then
-`python -m explorer.docs.cards` rewrites the cards from it.
+`python -m explorer.docs` rewrites the cards from it.
 """
 
 from __future__ import annotations

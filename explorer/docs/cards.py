@@ -1,38 +1,25 @@
 """Detector cards, written from the records (`explorer.docs.records`), never typed by hand.
 
-    python -m explorer.docs.cards            # rewrite docs/detectors/ and the generated blocks
-    python -m explorer.docs.cards --check    # exit 1 naming each file that is not up to date
-
 A card states a detector's method and where it comes from, its training data and command, its
 size, its calibration, its figures on each evaluation set with intervals, its speed and its
 known failures, as Hugging Face model cards do. Every figure is read from a record here: a
-refit, a new evaluation or speed record changes the card when this command runs again, and a
-test fails while a committed card differs from what the records say. The same functions give
-the app's *About the detectors* (`about`) and `explorer detectors --describe` (`card`).
-
-Besides `docs/detectors/`, it fills the blocks between `<!-- generated:NAME -->` and
-`<!-- /generated:NAME -->` in the README and the docs pages (`BLOCKS`): the verdict's bands and
-detector, and the known failure modes. The command is a module rather than an `explorer`
-subcommand because it writes files of the repository, which the CLI's output guard refuses by
-design (a user's command never overwrites what the project ships).
+refit, a new evaluation or speed record changes the card when `python -m explorer.docs` runs
+again (`explorer.docs.site` writes the cards into `docs/detectors/`), and a test fails while a
+committed card differs from what the records say. The same functions give the app's *About the
+detectors* (`about`) and `explorer detectors --describe` (`card`).
 """
 
 from __future__ import annotations
 
-import argparse
-import re
-import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from explorer import detectors
-from explorer.config import CHECKOUT
 from explorer.data.labels import ERROR_TYPES
 from explorer.docs import limits
 from explorer.docs.records import EVALUATION_SETS, Records, shipped
 from explorer.evaluation.calibration import NEAR_CHANCE_AUC
 from explorer.evaluation.slices import SLICES
-from explorer.files import write_text
 
 CARDS = Path("docs") / "detectors"
 _COST = {
@@ -41,7 +28,7 @@ _COST = {
     detectors.SLOW: "slow (a language model: always in the background)",
 }
 _GENERATED = (
-    "Written by `python -m explorer.docs.cards` from the registry (`explorer/detectors/__init__.py`), the training "
+    "Written by `python -m explorer.docs` from the registry (`explorer/detectors/__init__.py`), the training "
     "records (`explorer/resources/<detector>/<task>/training.json`), `explorer/resources/calibration.json` and "
     "`explorer/resources/records/`; do not edit by hand."
 )
@@ -280,7 +267,7 @@ def index(records: Records) -> str:
     lines = [
         "# Detectors",
         "",
-        "One card per detector, each written from the records by `python -m explorer.docs.cards`. The dev ROC AUC "
+        "One card per detector, each written from the records by `python -m explorer.docs`. The dev ROC AUC "
         "is the calibration's (hallucination / coverage); the speed, the median seconds an example of the sample.",
         "",
         "| detector | cost | dev ROC AUC | speed | what it reads |",
@@ -303,60 +290,3 @@ def pages(records: Records) -> dict[Path, str]:
     found = {CARDS / f"{name}.md": card(name, records) for name in detectors.names()}
     found[CARDS / "index.md"] = index(records)
     return found
-
-
-BLOCK = re.compile(r"(<!-- generated:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
-# The files whose generated blocks this command fills.
-BLOCK_FILES = (Path("README.md"), Path("docs") / "guide" / "verdict.md", Path("docs") / "guide" / "limits.md")
-
-
-def blocks(records: Records) -> dict[str, str]:
-    return {
-        "verdict-bands": "\n".join(limits.bands(records)),
-        "limits": "\n".join(limits.summary(records)),
-        "failure-modes": "\n".join(limits.failure_table(detectors.VERDICT_DETECTOR, records)),
-    }
-
-
-def fill(text: str, filled: Mapping[str, str]) -> str:
-    """`text` with each generated block's body replaced by `filled[name]`; an unknown name is an error."""
-
-    def body(match: re.Match) -> str:
-        name = match["name"]
-        if name not in filled:
-            raise KeyError(f"no generated block named {name!r}; known: {', '.join(filled)}")
-        return f"{match.group(1)}{filled[name]}\n{match.group(4)}"
-
-    return BLOCK.sub(body, text)
-
-
-def written(records: Records, checkout: Path = CHECKOUT) -> dict[Path, str]:
-    """What every generated file should hold: the cards, and the block files with their blocks filled."""
-    found = pages(records)
-    filled = blocks(records)
-    for path in BLOCK_FILES:
-        if (checkout / path).is_file():
-            found[path] = fill((checkout / path).read_text(encoding="utf-8"), filled)
-    return found
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file is not up to date")
-    args = parser.parse_args(argv)
-    stale = []
-    for path, text in written(shipped()).items():
-        target = CHECKOUT / path
-        if target.is_file() and target.read_text(encoding="utf-8") == text:
-            continue
-        stale.append(path)
-        if not args.check:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_text(target, text)
-    for path in stale:
-        print(f"{'not up to date' if args.check else 'wrote'}: {path}")
-    return 1 if args.check and stale else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,7 @@
 """The known failure modes and the verdict's bands, as Markdown written from the records.
 
 The failure modes come from `resources/records/failure_modes.json` (`python -m explorer.docs.probes`),
-the bands and the verdict's dev figures from `resources/calibration.json`; `explorer.docs.cards`
+the bands and the verdict's dev figures from `resources/calibration.json`; `explorer.docs.site`
 puts these into the detector cards, the README and the limits page.
 """
 
@@ -11,6 +11,7 @@ from explorer import detectors
 from explorer.data.labels import ERROR_TYPES
 from explorer.docs.probes import CAUGHT, FALSE_ALARM, MISSED, NO_VERDICT, PARTLY, PASSED, outcome
 from explorer.docs.records import Records
+from explorer.evaluation.calibration import NEAR_CHANCE_AUC
 
 _RECORD = "`explorer/resources/records/failure_modes.json`, written by `python -m explorer.docs.probes`"
 
@@ -45,6 +46,25 @@ def failure_table(name: str, records: Records) -> list[str]:
     for probe, judged, result in rows:
         shown = " | ".join(_judged(judged[t]) for t in ERROR_TYPES)
         lines.append(f"| {probe['mode']}: {probe['what']} | {_expected(probe['expected'])} | {shown} | **{result}** |")
+    return lines
+
+
+def _quoted(text: str) -> list[str]:
+    return [f"> {line}" if line else ">" for line in text.splitlines()]
+
+
+def failure_examples(records: Records, name: str = detectors.VERDICT_DETECTOR) -> list[str]:
+    """Each probe in full, collapsed: its arguments, its answer and the verdicts with the pieces quoted."""
+    lines: list[str] = []
+    for probe, judged, result in failure_rows(name, records):
+        lines += ["", f'??? {"success" if result in (CAUGHT, PASSED) else "failure"} "{probe["mode"]}: {result}"', ""]
+        body = [f"{probe['what'].capitalize()}. Errors it has: {_expected(probe['expected'])}.", "", "Arguments:", ""]
+        body += [f"- {side}: {argument}" for side, arguments in probe["perspectives"].items() for argument in arguments]
+        body += ["", f"Answer to *{probe['query']}*:", "", *_quoted(probe["response"]), ""]
+        for error_type in ERROR_TYPES:
+            piece = judged[error_type]["piece"]
+            body.append(f"- {error_type}: {_judged(judged[error_type])}" + (f", quoting “{piece}”" if piece else ""))
+        lines += [f"    {line}" if line else "" for line in body]
     return lines
 
 
@@ -91,6 +111,8 @@ def bands(records: Records, name: str = detectors.VERDICT_DETECTOR) -> list[str]
     lines = [
         f"- **likely**: P(error) ≥ {found.get('likely_from')}; **unlikely**: P(error) < {found.get('unlikely_below')}; "
         "**unclear** in between.",
+        f"- A detector whose dev ROC AUC for an error type is under {NEAR_CHANCE_AUC} gives no verdict for it "
+        '("near chance").',
     ]
     if entry:
         figures = " / ".join(f"{entry[t]['auc']:.2f}" for t in ERROR_TYPES)

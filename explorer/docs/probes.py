@@ -9,7 +9,7 @@ claim, an argument in the other side's voice, a dropped argument) or with nothin
 another way (other order, other words, another language); its labels say which errors it has.
 Each detector scores every probe; its calibrated verdict per error type (`explorer.evaluation.
 verdict`) goes into `resources/records/failure_modes.json`, from which the limits in the README,
-the docs and the detector cards are written (`python -m explorer.docs.cards`): when a detector
+the docs and the detector cards are written (`python -m explorer.docs`): when a detector
 learns to catch a mode, rerunning both commands says so. Entries of detectors not named in a
 run stay as they were.
 """
@@ -119,7 +119,15 @@ def write_record(measured: Mapping[str, dict], probes: Sequence[Probe], path: Pa
     record = {
         "command": "python -m explorer.docs.probes",
         "probes": [
-            {"id": p.example.id, "mode": p.mode, "what": p.what, "expected": p.expected, "response": p.example.response}
+            {
+                "id": p.example.id,
+                "mode": p.mode,
+                "what": p.what,
+                "expected": p.expected,
+                "query": p.example.query,
+                "perspectives": {q.name: list(q.arguments) for q in p.example.perspectives},
+                "response": p.example.response,
+            }
             for p in probes
         ],
         "detectors": {name: by_name[name] for name in detectors.names() if name in by_name},
