@@ -57,7 +57,8 @@ def failure_examples(records: Records, name: str = detectors.VERDICT_DETECTOR) -
     """Each probe in full, collapsed: its arguments, its answer and the verdicts with the pieces quoted."""
     lines: list[str] = []
     for probe, judged, result in failure_rows(name, records):
-        lines += ["", f'??? {"success" if result in (CAUGHT, PASSED) else "failure"} "{probe["mode"]}: {result}"', ""]
+        style = "success" if result in (CAUGHT, PASSED) else "failure" if result in (MISSED, FALSE_ALARM) else "warning"
+        lines += ["", f'??? {style} "{probe["mode"]}: {result}"', ""]
         body = [f"{probe['what'].capitalize()}. Errors it has: {_expected(probe['expected'])}.", "", "Arguments:", ""]
         body += [f"- {side}: {argument}" for side, arguments in probe["perspectives"].items() for argument in arguments]
         body += ["", f"Answer to *{probe['query']}*:", "", *_quoted(probe["response"]), ""]
