@@ -1,3 +1,4 @@
-"""What users read about the detectors, written from records: the cards (`cards.py`), the facts
-they are made of (`records.py`) and the known failure modes (`probes.py`). Nothing here imports
-Streamlit; the app, `explorer detectors` and the docs site read the same functions."""
+"""What users read about the detectors, written from records: the facts (`records.py`), the cards
+(`cards.py`), the failure modes and verdict bands (`limits.py`, measured by `probes.py`) and every
+generated docs file (`site.py`, `python -m explorer.docs`). Nothing here imports Streamlit or
+torch; the app, `explorer detectors` and the docs site read the same functions."""
