@@ -7,7 +7,9 @@
 Each detector runs in its own child process, so that its load time and peak RSS are its own.
 Results are never taken from the cache: every example is scored. The device is whatever the
 detector picks (CUDA when present for model-based detectors, else CPU); it is printed with the
-figures. The machine may be shared: the load average before and after is printed.
+figures. The machine may be shared: the load average before and after is printed, and the record
+keeps each example's CPU seconds beside its wall-clock seconds (on one thread they match on an
+idle machine; under load the CPU seconds still say what the detector costs).
 
 `--record` (default path `explorer/resources/records/speed.json`) writes each measured detector's
 figures into the speed record, with the machine, the commit and the load average, keeping the
@@ -43,19 +45,21 @@ def measure(detector_name: str, count: int, queue) -> None:
     started = time.perf_counter()
     detector = detectors.create(detector_name)
     loaded = time.perf_counter() - started
-    seconds, refused = [], 0
+    seconds, cpu_seconds, refused = [], [], 0
     for example in load_samples()[:count]:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         try:
             detector.score(example)
         except DetectorError:
             refused += 1
             continue
         seconds.append(time.perf_counter() - started)
+        cpu_seconds.append(time.process_time() - cpu_started)
     queue.put(
         {
             "load": loaded,
             "seconds": seconds,
+            "cpu_seconds": cpu_seconds,
             "refused": refused,
             "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "device": "cuda" if torch.cuda.is_available() else "cpu",
@@ -102,6 +106,7 @@ def main(argv=None) -> int:
             "threads": figures["threads"],
             "load_seconds": round(figures["load"], 3),
             "median_seconds": round(median, 4),
+            "median_cpu_seconds": round(statistics.median(figures["cpu_seconds"]), 4) if seconds else None,
             "p90_seconds": round(p90, 4),
             "peak_rss_mib": round(figures["rss_mib"]),
             "examples": len(seconds),

@@ -57,6 +57,9 @@ def speed_sentence(name: str, records: Records) -> str:
     if not entry:
         return ""
     where = f"{entry['device'].upper() if entry['device'] == 'cuda' else 'CPU'}, {entry['threads']} thread(s)"
+    cpu = entry.get("median_cpu_seconds")
+    if cpu is not None and entry["device"] == "cpu":  # what it costs, even when measured beside other jobs
+        return f"{cpu:.2f} s an example of the sample (median CPU time, {where})."
     return f"{entry['median_seconds']:.2f} s an example of the sample (median, {where})."
 
 
@@ -76,7 +79,7 @@ def _facts(name: str, records: Records) -> list[str]:
         ("Method from", spec.origin or "this project"),
         ("Response words", spec.response_word_meaning),
         ("Argument words", spec.argument_word_meaning),
-        ("Model it reads", entry.get("info", {}).get("model") or "none (word counts only)"),
+        ("Model it reads", (entry.get("info", {}).get("model") or "none (word counts only)").replace("; ", "<br>")),
     ]
     if spec.weights is not None:
         size = records.weights_bytes.get(name, 0)
@@ -129,7 +132,11 @@ def _training(name: str, records: Records) -> list[str]:
     if spec.weights is None:
         return ["No weights of its own: it computes its scores by rule from the model it reads (above)."]
     lines = []
-    for task, record in records.training.get(name, {}).items():
+    by_task = records.training.get(name, {})
+    for task in sorted(
+        by_task, key=lambda t: (t not in ERROR_TYPES, ERROR_TYPES.index(t) if t in ERROR_TYPES else 0, t)
+    ):
+        record = by_task[task]
         lines += [f"**{task or 'the adapter'}**{_examples(record)}: {_data(record)}.", ""]
         if record.get("dev_data") or record.get("selection"):
             lines += [f"Chosen on: {record.get('dev_data') or record.get('selection')}; kept {_kept(record)}.", ""]
@@ -234,7 +241,8 @@ def _speed(name: str, records: Records) -> list[str]:
         return [f"Not measured yet: `python bench/speed.py --detectors {name} --record` adds it to the record."]
     run = entry["run"]
     return [
-        f"{speed_sentence(name, records)} p90 {entry['p90_seconds']:.2f} s; loading {entry['load_seconds']:.1f} s; "
+        f"{speed_sentence(name, records)} Wall-clock median {entry['median_seconds']:.2f} s, "
+        f"p90 {entry['p90_seconds']:.2f} s; loading {entry['load_seconds']:.1f} s; "
         f"peak memory {entry['peak_rss_mib']} MiB; {entry['examples']} examples. Measured by "
         f"`{records.speed['command']}` on {run['cpus']} CPUs (load average {run['load_average'][0]} before, "
         f"{run['load_average'][1]} after) at commit `{run['commit']}` on {run['date']} "
@@ -278,7 +286,7 @@ def index(records: Records) -> str:
         entry = records.calibration.get("detectors", {}).get(name)
         figures = " / ".join(_auc(entry[t]["auc"]) for t in ERROR_TYPES) if entry else "–"
         speed = records.speed.get("detectors", {}).get(name)
-        seconds = f"{speed['median_seconds']:.2f} s" if speed else "–"
+        seconds = f"{speed.get('median_cpu_seconds') or speed['median_seconds']:.2f} s" if speed else "–"
         verdict = " (gives the verdict)" if name == detectors.VERDICT_DETECTOR else ""
         lines.append(f"| [{spec.title}]({name}.md){verdict} | {spec.cost} | {figures} | {seconds} | {spec.summary} |")
     lines += ["", "---", "", _GENERATED, ""]

@@ -98,7 +98,8 @@ def test_the_speed_comes_from_the_speed_record(root):
         "device": "cpu",
         "threads": 1,
         "load_seconds": 3.5,
-        "median_seconds": 0.4567,
+        "median_seconds": 0.9999,
+        "median_cpu_seconds": 0.4567,
         "p90_seconds": 0.9,
         "peak_rss_mib": 777,
         "examples": 20,
@@ -109,7 +110,8 @@ def test_the_speed_comes_from_the_speed_record(root):
         root / "records" / "speed.json", {"command": "python bench/speed.py --record", "detectors": {"rouge": entry}}
     )
     loaded = records.load(root)
-    assert "0.46 s an example of the sample (median, CPU, 1 thread(s))" in cards.card("rouge", loaded)
+    assert "0.46 s an example of the sample (median CPU time, CPU, 1 thread(s))" in cards.card("rouge", loaded)
+    assert "Wall-clock median 1.00 s" in cards.card("rouge", loaded)
     assert "peak memory 777 MiB" in cards.card("rouge", loaded)
     assert "0.46 s" in cards.index(loaded)
     assert "0.46 s an example" in cards.about("rouge", loaded)
