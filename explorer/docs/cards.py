@@ -276,9 +276,9 @@ def index(records: Records) -> str:
         "# Detectors",
         "",
         "One card per detector, each written from the records by `python -m explorer.docs`. The dev ROC AUC "
-        "is the calibration's (hallucination / coverage); the speed, the median seconds an example of the sample.",
+        "is the calibration's (hallucination / coverage); the speed, the median CPU seconds an example of the sample.",
         "",
-        "| detector | cost | dev ROC AUC | speed | what it reads |",
+        "| detector | cost | dev ROC AUC | speed | what it does |",
         "|---|---|---|---|---|",
     ]
     for name in detectors.names():
@@ -288,7 +288,8 @@ def index(records: Records) -> str:
         speed = records.speed.get("detectors", {}).get(name)
         seconds = f"{speed.get('median_cpu_seconds') or speed['median_seconds']:.2f} s" if speed else "–"
         verdict = " (gives the verdict)" if name == detectors.VERDICT_DETECTOR else ""
-        lines.append(f"| [{spec.title}]({name}.md){verdict} | {spec.cost} | {figures} | {seconds} | {spec.summary} |")
+        first = spec.summary.split(". ")[0].rstrip(".") + "."
+        lines.append(f"| [{spec.title}]({name}.md){verdict} | {spec.cost} | {figures} | {seconds} | {first} |")
     lines += ["", "---", "", _GENERATED, ""]
     return "\n".join(lines)
 
