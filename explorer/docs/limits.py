@@ -7,10 +7,12 @@ puts these into the detector cards, the README and the limits page.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from explorer import detectors
 from explorer.data.labels import ERROR_TYPES
 from explorer.docs.probes import CAUGHT, FALSE_ALARM, MISSED, NO_VERDICT, PARTLY, PASSED, outcome
-from explorer.docs.records import Records
+from explorer.docs.records import EVALUATION_SETS, Records
 from explorer.evaluation.calibration import NEAR_CHANCE_AUC
 
 _RECORD = "`explorer/resources/records/failure_modes.json`, written by `python -m explorer.docs.probes`"
@@ -106,19 +108,30 @@ def summary(records: Records, name: str = detectors.VERDICT_DETECTOR) -> list[st
 
 
 def bands(records: Records, name: str = detectors.VERDICT_DETECTOR) -> list[str]:
-    """How a verdict is read: the bands of calibrated P(error) and the verdict detector's dev figures."""
+    """How a verdict is read: the verdict detector's calibration and dev figures, the bands of
+    P(error), and the bound under which a detector gives none."""
     found = records.calibration.get("bands", {})
     entry = records.calibration.get("detectors", {}).get(name, {})
-    lines = [
-        f"- **likely**: P(error) ≥ {found.get('likely_from')}; **unlikely**: P(error) < {found.get('unlikely_below')}; "
-        "**unclear** in between.",
-        f"- A detector whose dev ROC AUC for an error type is under {NEAR_CHANCE_AUC} gives no verdict for it "
-        '("near chance").',
-    ]
+    lines = []
     if entry:
         figures = " / ".join(f"{entry[t]['auc']:.2f}" for t in ERROR_TYPES)
         lines.append(
-            f"- P(error) is the `{name}` detector's score calibrated on {entry['data']}, where it ranks errors above "
-            f"faithful answers with ROC AUC {figures} ({' / '.join(ERROR_TYPES)})."
+            f"- **P(error)** is the `{name}` detector's score, calibrated on "
+            f"{data_name(entry['data'])}, where it ranks errors above faithful answers with ROC AUC {figures} "
+            f"({' / '.join(ERROR_TYPES)})."
         )
+    lines += [
+        f"- **likely**: P(error) ≥ {found.get('likely_from')}; **unlikely**: P(error) < {found.get('unlikely_below')}; "
+        "**unclear** in between.",
+        f"- A detector whose dev ROC AUC for an error type is under {NEAR_CHANCE_AUC} gives no verdict for it: "
+        'the app says "near chance" beside its score.',
+    ]
     return lines
+
+
+def data_name(described: str) -> str:
+    """A calibration's data ("dev.jsonl, dev split, ...") named by the evaluation set it is, when it is one."""
+    for about in EVALUATION_SETS.values():
+        if described.startswith(Path(about.file.split(" ")[0]).name):
+            return f"the {about.title} set ({described})"
+    return described
