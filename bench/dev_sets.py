@@ -7,8 +7,9 @@ For each set it runs `explorer eval` (the command a user runs: ROC AUC per error
 with a 95% percentile-bootstrap interval, word-level ROC AUC, hallucinated-span F1) into a
 temporary folder and keeps, per detector, what the cards show. Entries of detectors or sets not
 named in this run stay as they were, so a slow detector can be added on a machine with a GPU;
-each entry records the commit and detector version it was measured with. Results go through
-the result cache (`--no-cache` to recompute).
+each entry records the commit and detector version it was measured with. The record is written
+after each set, so an interrupted run keeps the sets it finished. Results go through the result
+cache (`--no-cache` to recompute).
 
 | set | file | what it is |
 |---|---|---|
@@ -131,12 +132,16 @@ def main(argv=None) -> int:
                     "version": detectors.detector_class(name).version,
                     "commit": here,
                 }
+            save(record, args.record)  # after each set: an interrupted run keeps the sets it finished
             print(f"{set_name}: {report['n_examples']} examples in {time.perf_counter() - started:.0f} s", flush=True)
-    record["detectors"] = {name: record["detectors"][name] for name in detectors.names() if name in record["detectors"]}
-    args.record.parent.mkdir(parents=True, exist_ok=True)
-    write_text(args.record, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {args.record}")
     return 0
+
+
+def save(record: dict, path: Path) -> None:
+    record["detectors"] = {name: record["detectors"][name] for name in detectors.names() if name in record["detectors"]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":
