@@ -232,6 +232,13 @@ def _evaluation(name: str, records: Records) -> list[str]:
                 + ".",
             ]
         lines.append("")
+    missing = [about.title for set_name, about in EVALUATION_SETS.items() if set_name not in measured]
+    if missing:
+        lines.append(
+            f"Not measured yet on {' and '.join(missing)}: `python bench/dev_sets.py --detectors {name} --sets "
+            + ",".join(n for n in EVALUATION_SETS if n not in measured)
+            + "` adds it."
+        )
     return lines
 
 
