@@ -133,3 +133,98 @@ def test_the_corpus_files_hold_no_argument_text(real_corpus):
             record = json.loads(line)
             assert set(record) <= written.RECORD_KEYS
             assert all(item["part"] is None or isinstance(item["part"], list) for item in record.get("dropped", []))
+
+
+LONG_RESPONSE = (
+    "Here's a quick overview. Supporters say the zoos point number one member two holds true, a view most "
+    "experts share. Critics reply that the zoos point number four member two does not hold. It depends on "
+    "your values."
+)
+
+
+def _second_recipe(folder, **changes):
+    record = _record(
+        folder,
+        variant="distortion",
+        response=LONG_RESPONSE,
+        invented=[],
+        dropped=[],
+        stated={"pro-1": ["the zoos point number one member two holds true"]},
+        distorted=[
+            {
+                "argument": "con-1",
+                "text": "the zoos point number four member two does not hold",
+                "changed": "does not hold",
+                "how": "negation",
+            }
+        ],
+    )
+    record["pids"].pop("con-2")
+    return record | changes
+
+
+def test_a_distortion_is_a_hallucination_and_a_coverage_error_of_its_argument(fake_perspectrum, tmp_path):
+    folder, _, _ = fake_perspectrum
+    checked = _check(tmp_path, folder, _second_recipe(folder))
+    assert not checked.errors
+    [example] = checked.examples
+    [(start, end)] = example.labels.hallucinated_spans
+    assert example.response[start:end] == "the zoos point number four member two does not hold"
+    [uncovered] = example.labels.uncovered
+    assert (uncovered.perspective, uncovered.argument, uncovered.spans) == (1, 0, None)
+    [distortion] = example.extra["distortions"]
+    assert example.response[slice(*distortion["changed"])] == "does not hold"
+    [[pro], [con]] = example.extra["argument_spans"]
+    assert [example.response[s:e] for s, e in pro] == ["the zoos point number one member two holds true"]
+    assert con == []
+
+
+def test_an_invention_of_the_second_recipe_names_its_kind(fake_perspectrum, tmp_path):
+    folder, _, _ = fake_perspectrum
+    record = _second_recipe(
+        folder,
+        variant="hallucination",
+        response=LONG_RESPONSE.replace("does not hold", "holds true"),
+        stated={
+            "pro-1": ["the zoos point number one member two holds true"],
+            "con-1": ["the zoos point number four member two holds true"],
+        },
+        distorted=[],
+        invented=[{"text": "a view most experts share", "kind": "consensus"}],
+    )
+    [example] = _check(tmp_path, folder, record).examples
+    assert example.extra["inventions"] == [{"span": list(example.labels.hallucinated_spans[0]), "kind": "consensus"}]
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        (
+            {"stated": {"pro-1": ["the zoos point number one member two holds true"], "con-1": ["does not hold"]}},
+            "stated.con-1",
+        ),
+        ({"stated": {}}, "stated.pro-1"),  # pro-1 neither stated, distorted nor dropped
+        (
+            {"distorted": [{"argument": "con-1", "text": "does not hold", "changed": "not", "how": "guess"}]},
+            "distorted[0].how",
+        ),
+        ({"invented": [{"text": "a view most experts share", "kind": "gossip"}]}, "invented[0].kind"),
+        ({"variant": "clean"}, "invented/dropped"),
+    ],
+)
+def test_a_bad_second_recipe_record_names_its_field(fake_perspectrum, tmp_path, changes, field):
+    folder, _, _ = fake_perspectrum
+    checked = _check(tmp_path, folder, _second_recipe(folder, **changes))
+    assert [e.field for e in checked.errors] == [field]
+
+
+def test_hands_inputs_are_train_claims_with_both_sides_and_up_to_five_arguments_a_side(fake_perspectrum):
+    folder, _, _ = fake_perspectrum
+    claims = perspectrum_claims.load_claims(["train"], folder)
+    inputs = written.hand_inputs(claims, used={1}, seed=3)
+    assert inputs == written.hand_inputs(claims, used={1}, seed=3)
+    assert inputs[-1]["claim"] == 1 and {i["claim"] for i in inputs} == {1, 2, 3}
+    for item in inputs:
+        sides = [ref.split("-")[0] for ref in item["pids"]]
+        assert {"pro", "con"} <= set(sides) and max(sides.count("pro"), sides.count("con")) <= 5
+        assert all(SECRET not in text for text in item["arguments"].values())
