@@ -62,6 +62,9 @@ from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.files import atomic_writer
 
 CORPUS_DIR = CHECKOUT / "training_data" / "written"
+# The second recipe's hands (`RECIPE.md`), kept apart so that a build of the first, which the
+# shipped models record as their data, stays what it was.
+SECOND_DIR = CORPUS_DIR / "second"
 SOURCE = "written"
 VARIANTS = ("clean", "hallucination", "coverage", "both", "ambiguous", "distortion")
 # How a distortion turns an argument's meaning, and what kind of thing an invention adds.

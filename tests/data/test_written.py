@@ -108,27 +108,30 @@ def real_corpus():
         folder = shared_data_dir("perspectrum") / "perspectrum"
     except SharedDataNotFoundError as error:
         pytest.skip(str(error))
-    return written.check(written.corpus_files(), folder)
+    return written.check(written.corpus_files() + written.corpus_files(written.SECOND_DIR), folder)
 
 
 def test_the_shipped_corpus_passes_its_check(real_corpus):
     assert real_corpus.errors == []
-    assert len(real_corpus.examples) >= 1500
+    assert len(real_corpus.examples) >= 2500
     variants = {e.extra["variant"] for e in real_corpus.examples}
     assert variants == set(written.VARIANTS)
+    second = [e for e in real_corpus.examples if "argument_spans" in e.extra]
+    assert len(second) >= 1000 and {e.extra["hand"] for e in second} >= {f"hand-{n}" for n in range(7, 13)}
 
 
 def test_the_shipped_corpus_spans_name_the_text_and_the_build_is_deterministic(real_corpus, tmp_path):
     for example in real_corpus.examples:
         for start, end in example.labels.hallucinated_spans:
             assert example.response[start:end].strip() == example.response[start:end] != ""
-    again = written.check(written.corpus_files(), shared_data_dir("perspectrum") / "perspectrum")
+    files = written.corpus_files() + written.corpus_files(written.SECOND_DIR)
+    again = written.check(files, shared_data_dir("perspectrum") / "perspectrum")
     assert [e.to_dict() for e in again.examples] == [e.to_dict() for e in real_corpus.examples]
 
 
 def test_the_corpus_files_hold_no_argument_text(real_corpus):
     """Arguments are perspective ids; a part left out is a character span of its argument."""
-    for path in written.corpus_files():
+    for path in written.corpus_files() + written.corpus_files(written.SECOND_DIR):
         for line in path.read_text("utf-8").splitlines():
             record = json.loads(line)
             assert set(record) <= written.RECORD_KEYS
