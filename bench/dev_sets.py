@@ -14,6 +14,7 @@ cache (`--no-cache` to recompute).
 | set | file | what it is |
 |---|---|---|
 | `foreign` | `npov_foreign/dev.jsonl` of the shared data | 226 answers written outside the team, the selection set |
+| `foreign_v3` | `npov_foreign/dev_v3.jsonl` of the shared data | 151 answers of a second recipe, also per variant |
 | `perspectrum` | Perspectrum dev (`explorer build-data`) | templated answers with the paper's synthetic errors |
 | `sample` | the sample set's test split with its synthetic errors | the demo data the app opens with |
 
@@ -48,8 +49,8 @@ def set_file(name: str, work: Path) -> Path:
     shared = shared_data_dir()
     if shared is None:
         raise SystemExit("the shared data folder is missing: set EXPLORER_SHARED_DATA")
-    if name == "foreign":
-        return shared / "npov_foreign" / "dev.jsonl"
+    if name in ("foreign", "foreign_v3"):
+        return shared / EVALUATION_SETS[name].file
     built = work / "perspectrum.jsonl"
     if explorer_cli(["build-data", "--out", str(built), "--data", str(shared / "perspectrum")]) != 0:
         raise SystemExit("explorer build-data failed")
@@ -76,7 +77,22 @@ def summary(report: dict, name: str) -> dict:
         for cell in report.get("span_level", [])
         if cell["method"] == name and cell.get("f1") is not None
     }
-    return {"example": examples, "word": words, "spans": spans, "unscored": report["unscored_examples"].get(name, 0)}
+    variants: dict = {}
+    for cell in report.get("variant_level", []):
+        if cell["method"] == name and cell["auc"] is not None:
+            variants.setdefault(cell["error_type"], {})[cell["slice"].removeprefix("variant:")] = {
+                "auc": cell["auc"],
+                "ci": [cell["ci_low"], cell["ci_high"]],
+                "positives": cell["positives"],
+                "negatives": cell["negatives"],
+            }
+    return {
+        "example": examples,
+        "variants": variants,
+        "word": words,
+        "spans": spans,
+        "unscored": report["unscored_examples"].get(name, 0),
+    }
 
 
 def commit() -> str:

@@ -208,9 +208,7 @@ def _evaluation(name: str, records: Records) -> list[str]:
             cells = []
             for chosen in shown:
                 cell = found["example"].get(error_type, {}).get(chosen.name)
-                cells.append(
-                    f"{_percent(cell['auc'])} [{_percent(cell['ci'][0])}, {_percent(cell['ci'][1])}]" if cell else "–"
-                )
+                cells.append(_interval(cell) if cell else "–")
             lines.append(f"| {error_type} | " + " | ".join(cells) + " |")
             words = found["word"].get(error_type, {})
             if words:
@@ -231,6 +229,7 @@ def _evaluation(name: str, records: Records) -> list[str]:
                 )
                 + ".",
             ]
+        lines += _variants(found.get("variants", {}), about_set.variants)
         lines.append("")
     missing = [about.title for set_name, about in EVALUATION_SETS.items() if set_name not in measured]
     if missing:
@@ -239,6 +238,26 @@ def _evaluation(name: str, records: Records) -> list[str]:
             + ",".join(n for n in EVALUATION_SETS if n not in measured)
             + "` adds it."
         )
+    return lines
+
+
+def _interval(cell: Mapping) -> str:
+    return f"{_percent(cell['auc'])} [{_percent(cell['ci'][0])}, {_percent(cell['ci'][1])}]"
+
+
+def _variants(found: Mapping, names: Mapping[str, str]) -> list[str]:
+    """The per-variant table of a set whose records name their recipe's variants: each variant's
+    errors against the set's faithful answers."""
+    shown = [v for v in names if any(v in found.get(t, {}) for t in ERROR_TYPES)]
+    shown += sorted({v for t in ERROR_TYPES for v in found.get(t, {})} - set(shown))
+    if not shown:
+        return []
+    lines = ["", "Per variant, its answers with the error against the faithful ones:", ""]
+    lines += ["| error type | " + " | ".join(f"{v}: {names.get(v, v)}" for v in shown) + " |"]
+    lines += ["|---" * (len(shown) + 1) + "|"]
+    for error_type in ERROR_TYPES:
+        cells = [found.get(error_type, {}).get(v) for v in shown]
+        lines.append(f"| {error_type} | " + " | ".join(_interval(c) if c else "–" for c in cells) + " |")
     return lines
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -29,10 +29,14 @@ FAILURE_MODES_RECORD = RECORDS / "failure_modes.json"
 
 @dataclass(frozen=True)
 class EvaluationSet:
+    """One set `bench/dev_sets.py` evaluates on; `variants` names the recipe variants its records
+    mark (top-level `variant`), which `explorer eval` reports as slices of their own."""
+
     title: str
     file: str
     split: str | None
     about: str
+    variants: Mapping[str, str] = field(default_factory=dict)
 
 
 EVALUATION_SETS = {
@@ -43,6 +47,22 @@ EVALUATION_SETS = {
         "answers on Perspectrum dev claims written outside the team in chat-assistant styles, with organic "
         "and synthetic errors. Every shipped choice (steps, features, calibrations) was made on it, so the "
         "figures of a detector chosen there are optimistic",
+    ),
+    "foreign_v3": EvaluationSet(
+        "foreign dev, second recipe",
+        "npov_foreign/dev_v3.jsonl",
+        None,
+        "answers on other Perspectrum dev claims, written outside the team in other shapes (FAQs, tables, "
+        "debates) over up to five arguments a side, each variant against the faithful answers. A selection set "
+        "like the first",
+        {
+            "R": "an argument's meaning changed",
+            "N": "an invention",
+            "C": "an argument lost",
+            "F": "both",
+            "S1": "synthetic hallucination",
+            "S2": "synthetic coverage error",
+        },
     ),
     "perspectrum": EvaluationSet(
         "Perspectrum dev",

@@ -92,6 +92,22 @@ def test_the_evaluation_figures_come_from_the_dev_sets_record(root):
     assert "Not measured yet: `python bench/dev_sets.py --detectors rouge`" in cards.card("rouge", records.load(root))
 
 
+def test_a_sets_variants_get_their_own_table(root):
+    cell = {"auc": 0.5555, "ci": [0.4, 0.7], "positives": 24, "negatives": 24}
+    measured = {"example": {}, "variants": {"hallucination": {"R": cell}}, "word": {}, "spans": {}}
+    _write(
+        root / "records" / "dev_sets.json",
+        {
+            "sets": {"foreign_v3": {"examples": 151}},
+            "detectors": {"stacked": {"foreign_v3": {**measured, "version": "10", "commit": "abc1234"}}},
+        },
+    )
+    shown = cards.card("stacked", records.load(root))
+    assert "| error type | R: an argument's meaning changed |" in shown
+    assert "| hallucination | 55.5 [40.0, 70.0] |" in shown
+    assert "| coverage | – |" in shown
+
+
 def test_the_speed_comes_from_the_speed_record(root):
     run = {"commit": "abc1234", "date": "2026-11-29", "cpus": 2, "machine": "x86_64", "load_average": [1.0, 2.0]}
     entry = {
