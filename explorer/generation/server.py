@@ -82,16 +82,27 @@ def check_server_options(
     deadline: float = DEFAULT_DEADLINE,
 ) -> None:
     """Raises `ValueError` naming the option that cannot work, before anything is sent."""
-    parts = urlsplit(base_url)
+    import httpx2
+
+    example = "give an http:// or https:// address, e.g. http://127.0.0.1:8000/v1"
     try:
-        _ = parts.port  # urllib checks the port only when asked
+        parts = urlsplit(base_url)
+    except ValueError as error:  # a bracket left open
+        raise ValueError(f"server URL: {str(error).lower()}: {example}") from None
+    try:
+        port = parts.port  # urllib checks the port only when asked
     except ValueError:
-        port = parts.netloc.rpartition("@")[2].rpartition(":")[2]
-        raise ValueError(f"server URL: port {port} is not a port number: give one from 1 to 65535") from None
+        port = None
+    host_and_port = parts.netloc.rpartition("@")[2].rpartition("]")[2]  # after an IPv6 address's colons
+    given = host_and_port.rpartition(":")[2] if ":" in host_and_port else ""
+    if port == 0 or (port is None and given):
+        raise ValueError(f"server URL: port {given} is not a port number: give one from 1 to 65535")
+    try:
+        httpx2.URL(base_url)
+    except httpx2.InvalidURL as error:
+        raise ValueError(f"server URL {public_url(base_url)!r}: {error}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(
-            f"server URL {public_url(base_url)!r}: give an http:// or https:// address, e.g. http://127.0.0.1:8000/v1"
-        )
+        raise ValueError(f"server URL {public_url(base_url)!r}: {example}")
     if not model.strip():
         raise ValueError("no model name: name the model the server serves")
     if api_key_env is not None:
@@ -202,7 +213,7 @@ class ServerGenerator(Generator):
                         wait = _retry_after(response.headers.get("retry-after"))
                     finally:
                         response.close()  # mid-answer too: the server stops
-                except httpx2.TransportError as error:
+                except httpx2.RequestError as error:
                     if deadline.passed:
                         raise ServerError(self._late(deadline)) from None
                     if isinstance(error, httpx2.DecodingError) or tries > self.retries:
@@ -245,12 +256,16 @@ class ServerGenerator(Generator):
                 f"{self.url} sent {error} for an answer of at most {budget.characters // CHARACTERS_PER_TOKEN} "
                 "tokens: it does not keep to max_tokens; nothing of it is kept"
             ) from None
-        except httpx2.TransportError as error:
+        except httpx2.RequestError as error:
             if deadline.passed:
                 raise ServerError(self._late(deadline)) from None
             if isinstance(error, httpx2.TimeoutException):
                 raise ServerError(
                     f"{self.url} stopped answering for {self.timeout:g} s in the middle of its answer"
+                ) from None
+            if isinstance(error, httpx2.DecodingError):
+                raise ServerError(
+                    f"{self.url} sent an answer that cannot be decoded: {self._said(str(error))}"
                 ) from None
             raise ServerError(
                 f"{self.url} broke off its answer: {self._said(str(error) or type(error).__name__)}"
@@ -311,7 +326,7 @@ class ServerGenerator(Generator):
         if isinstance(error, httpx2.TimeoutException):
             return f"no answer from {self.url} within {self.timeout:g} s ({_tries(tries)})"
         if isinstance(error, httpx2.DecodingError):
-            return f"{self.url} did not answer as an OpenAI-compatible server: {self._said(str(error))}"
+            return f"{self.url} sent an answer that cannot be decoded: {self._said(str(error))}"
         cause = error.__cause__ or error
         return f"cannot reach {self.url} ({_tries(tries)}): {self._said(str(cause) or type(cause).__name__)}"
 

@@ -193,6 +193,18 @@ def test_an_answer_that_is_not_a_stream_or_is_empty_is_one_line_and_nothing_writ
     assert said.strip().endswith("; nothing was written") and "\n" not in said.strip()
 
 
+def test_a_body_that_cannot_be_inflated_is_one_line_and_nothing_written(generate):
+    def garbled(handler):
+        handler.head(Content_Encoding="gzip", Content_Length="20")
+        handler.body(b"not gzip, not at all")
+
+    with hostile_server(garbled) as (url, _):
+        code, said, written, _ = generate(url)
+    assert code == EXIT_SERVER and written is None
+    assert said.startswith(f"explorer: {EXAMPLE.id}: {url} sent an answer that cannot be decoded: ")
+    assert said.strip().endswith("; nothing was written") and "\n" not in said.strip()
+
+
 def test_a_redirect_to_another_port_is_not_followed_and_carries_the_key_nowhere(monkeypatch):
     monkeypatch.setenv(KEY_VARIABLE, KEY)
     with hostile_server(stream("From elsewhere.")) as (elsewhere, reached):
