@@ -280,6 +280,8 @@ _SPECS = (
         "polarity",
         "Polarity check (tuned matcher)",
         "explorer.detectors.polarity:PolarityDetector",
+        origin="not in the paper as a detector: a misstated argument (its meaning turned by a negation or an "
+        "opposite word) read by rule over the tuned matcher's alignment",
         response_word_meaning="its claim's similarity to the argument it turns, on the words that turn it (a "
         "negation one of the two lacks, an opposite word)",
         argument_word_meaning="the same score, on an argument the response states with its meaning turned",

@@ -5,8 +5,9 @@
 
 It writes the detector cards (`docs/detectors/`, `explorer.docs.cards`), the command-line
 reference (`docs/reference/cli.md`, from `explorer.cli.build_parser()`'s own help) and fills the
-blocks between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->` in the README and the
-docs pages (`BLOCK_FILES`): the verdict's bands, the verdict detector's known failure modes.
+blocks between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->` in the README, the docs
+pages and `mkdocs.yml` (`BLOCK_FILES`): the verdict's bands, the verdict detector's known failure
+modes, the input limits and the nav's detector cards (so a new detector's card is in the nav).
 
 It is a module rather than an `explorer` subcommand because it writes files of the repository,
 which the CLI's output guard refuses by design: a user's command never overwrites what the
@@ -16,6 +17,7 @@ project ships.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -31,12 +33,18 @@ CARDS = Path("docs") / "detectors"
 CLI_REFERENCE = Path("docs") / "reference" / "cli.md"
 # The files whose generated blocks are filled.
 BLOCK_FILES = (
+    Path("mkdocs.yml"),
     Path("README.md"),
     Path("docs") / "guide" / "verdict.md",
     Path("docs") / "guide" / "limits.md",
     Path("docs") / "reference" / "formats.md",
 )
-BLOCK = re.compile(r"(<!-- generated:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
+# A block's body is whole lines; its closing marker may sit after a line's indentation and a YAML
+# comment sign (the nav in mkdocs.yml), which stay.
+BLOCK = re.compile(
+    r"(<!-- generated:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(?P<close>^[ \t#]*<!-- /generated:(?P=name) -->)",
+    re.S | re.M,
+)
 HELP_WIDTH = "100"  # argparse wraps help at the terminal's width: fixed, so the page is the same everywhere
 
 
@@ -89,8 +97,16 @@ def input_limits() -> str:
     )
 
 
+def card_nav() -> str:
+    """The *Detector cards* entries of the nav in `mkdocs.yml`, one per registered detector."""
+    entries = ["      - detectors/index.md"]
+    entries += [f"      - {json.dumps(detectors.spec(name).title)}: detectors/{name}.md" for name in detectors.names()]
+    return "\n".join(entries)
+
+
 def blocks(records: Records) -> dict[str, str]:
     return {
+        "card-nav": card_nav(),
         "input-limits": input_limits(),
         "verdict-bands": "\n".join(limits.bands(records)),
         "limits": "\n".join(limits.summary(records)),
@@ -107,7 +123,7 @@ def fill(text: str, filled: Mapping[str, str]) -> str:
         name = match["name"]
         if name not in filled:
             raise KeyError(f"no generated block named {name!r}; known: {', '.join(filled)}")
-        return f"{match.group(1)}{filled[name]}\n{match.group(4)}"
+        return f"{match.group(1)}{filled[name]}\n{match['close']}"
 
     return BLOCK.sub(body, text)
 
