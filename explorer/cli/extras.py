@@ -315,10 +315,8 @@ def run_build_data(args: argparse.Namespace) -> int:
         return perspectrum.run(args)
     except ValueError as error:  # a test split asked for
         raise CliError(str(error), EXIT_USAGE) from error
-    except FileNotFoundError as error:  # the shared Perspectrum files
-        raise CliError(str(error), EXIT_IO) from error
-    except OSError as error:  # the output's folder cannot be made
-        raise CliError(f"cannot write {args.out}: {error.strerror or error}", EXIT_IO) from error
+    except OSError as error:  # a Perspectrum file missing or not a regular file; the output's folder cannot be made
+        raise CliError(f"{error.filename or args.out}: {error.strerror or error}", EXIT_IO) from error
 
 
 def _earlier_stages(json_path: Path, record: dict) -> list:
