@@ -282,15 +282,33 @@ def check_output(
       `third_party` output (text under another licence) may go nowhere inside the checkout;
       `may_replace` names repository files the command regenerates (the shipped samples);
     - exists but is not a regular file (a folder, FIFO or device; the standard streams,
-      `STANDARD_STREAMS`, are written in place), or for a folder output is not a folder;
+      `STANDARD_STREAMS`, are written in place), or for a folder output is not a folder; is a
+      standard stream or a device when the command writes files named after it (`written`:
+      `--out /dev/stdout` would make `/dev/stdout.md`);
     - is an existing file that is read-only.
     """
     given = [Path(path) for path in inputs if path is not None]
     label = f"{name} {output}" if name else str(output)
-    for path in [Path(output)] if written is None or folder else [Path(p) for p in written]:
+    paths = [Path(output)] if written is None or folder else [Path(p) for p in written]
+    if paths != [Path(output)] and _is_stream_or_device(Path(output)):
+        raise UnsafeOutputError(
+            f"{label} is a stream or a device, but the command writes files named after it "
+            f"({', '.join(map(str, paths))}); choose a file path"
+        )
+    for path in paths:
         subject = label if path == Path(output) else f"{label} writes {path}, which"
         _refuse_clashes(path, subject, given, folder=folder, third_party=third_party, may_replace=may_replace)
         _refuse_unwritable(path, subject, folder=folder)
+
+
+def _is_stream_or_device(path: Path) -> bool:
+    if str(path) in STANDARD_STREAMS:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _refuse_clashes(
