@@ -62,7 +62,7 @@ EXIT_CODES = (
         EXIT_USAGE,
         "bad usage, before anything is written: an unknown option or detector, a number out of its range, an "
         "output the guard refuses (an input, a file of the repository, the shared data, not a regular file), a "
-        "model that cannot be used, training data without both classes, a missing default dev file",
+        "model that cannot be used, training data without both classes, no `--dev` where the shared data has none",
         COMMANDS,
         MODULES,
     ),

@@ -108,11 +108,11 @@ class _Ship(argparse.Action):
         namespace.out, namespace.shipping = self.const, True
 
 
-def add_output_folder(parser: argparse.ArgumentParser, shipped: Path, what: str) -> None:
-    """`--out FOLDER` or `--ship`, one of them required: a trainer never writes over the shipped
+def add_output_folder(parser: argparse.ArgumentParser, shipped: Path, what: str, *, required: bool = True) -> None:
+    """`--out FOLDER` or `--ship`, one of them `required`: a trainer never writes over the shipped
     weights (files of the repository) unless it is asked to by name. Declare `shipped` in
     `Files.may_replace`."""
-    group = parser.add_mutually_exclusive_group(required=True)
+    group = parser.add_mutually_exclusive_group(required=required)
     group.add_argument("--out", type=Path, help=f"output folder for the {what} (outside the repository)")
     group.add_argument(
         "--ship",

@@ -236,19 +236,24 @@ def claim_half(example: Example) -> str:
 
 
 def foreign_parser(
-    module: str, description: str, shipped: Path, add_options: Callable[[Any], None] | None = None
+    module: str,
+    description: str,
+    shipped: Path,
+    add_options: Callable[[Any], None] | None = None,
+    *,
+    writes: bool = True,
 ) -> Any:
     """The command line of a Perspectrum-trained detector's `python -m module`, its files declared
-    to the guard (`explorer.cli.guard`): `--out FOLDER` or `--ship` (into `shipped`).
-    `--part components|head` keeps one half of Perspectrum train's claims (`claim_half`); the
-    sample train split goes with the components (the head's half must be unseen by them).
-    `add_options(parser)` adds the caller's own options."""
+    to the guard (`explorer.cli.guard`): `--out FOLDER` or `--ship` (into `shipped`), required
+    when it `writes`. `--part components|head` keeps one half of Perspectrum train's claims
+    (`claim_half`); the sample train split goes with the components (the head's half must be
+    unseen by them). `add_options(parser)` adds the caller's own options."""
     import argparse
 
     from explorer.cli.guard import Files, add_output_folder, declare
     from explorer.config import SAMPLE_DIR
 
-    parser = argparse.ArgumentParser(prog=f"python -m {module}", description=description)
+    parser = argparse.ArgumentParser(prog=f"python -m {module}" if module else None, description=description)
     parser.add_argument("--data", type=Path, required=True, help="output of python -m explorer.data.perspectrum")
     parser.add_argument(
         "--organic",
@@ -263,7 +268,7 @@ def foreign_parser(
         "--sample", type=Path, default=SAMPLE_DIR / "synthetic.jsonl", help="sample data added to train"
     )
     parser.add_argument("--no-sample", action="store_true", help="train on Perspectrum train only")
-    add_output_folder(parser, shipped, "trained weights")
+    add_output_folder(parser, shipped, "trained weights", required=writes)
     parser.add_argument(
         "--error-types",
         "--tasks",
@@ -282,6 +287,15 @@ def foreign_parser(
     files = Files(inputs=("data", "organic", "dev", "sample"), output="out", folder=True, may_replace=(shipped,))
     declare(parser, files)
     return parser
+
+
+def foreign_training(
+    description: str, shipped: Path, argv: Sequence[str] | None, add_options: Callable[[Any], None] | None = None
+) -> ForeignTraining:
+    """The sets a Perspectrum-trained detector's command line names, read without running it
+    (`--out` may be left out): what a bench or a test reads of a recorded command."""
+    parser = foreign_parser("", description, shipped, add_options, writes=False)
+    return foreign_sets(parser.parse_args(argv), argv)
 
 
 def foreign_sets(args: Any, argv: Sequence[str] | None) -> ForeignTraining:
