@@ -1,17 +1,147 @@
-"""The team-written corpus builder (`python -m explorer.data.written`) through the guard (issue 52):
-it never writes its own input, the repository or the shared data, reads only regular files and
-writes no empty output."""
+"""The team-written corpus: each record checked (spans found exactly once, labels agree with the
+variant, train claims and perspectives only), a bad line keeps the good ones, and the shipped
+corpus passes the check against the real Perspectrum."""
 
+import json
 import os
 
 import pytest
 
 from explorer.config import CHECKOUT
+from explorer.data import perspectrum_claims, written
+from explorer.data.shared_data import SharedDataNotFoundError, shared_data_dir
+from tests.data.conftest import SECRET
+
+RESPONSE = (
+    "Here's a quick overview. Supporters say the zoos point number one member two holds true, and a 2019 survey "
+    "found 64 percent agree. Critics reply that the zoos point number four member two holds true. It depends on "
+    "your values."
+)
+
+
+def _pids(folder, claim_id=1):
+    claim = next(c for c in perspectrum_claims.load_claims(["train"], folder) if c.id == claim_id)
+    pro = next(c for c in claim.clusters if c.stance == "pro")
+    con = [c for c in claim.clusters if c.stance == "con"]
+    return {"pro-1": pro.members[0][0], "con-1": con[0].members[0][0], "con-2": con[1].members[0][0]}
+
+
+def _record(folder, **changes):
+    record = {
+        "claim": 1,
+        "pids": _pids(folder),
+        "variant": "both",
+        "ambiguous_type": None,
+        "style": "plain",
+        "query": "Should zoos be banned?",
+        "response": RESPONSE,
+        "invented": ["and a 2019 survey found 64 percent agree"],
+        "dropped": [{"argument": "con-2", "part": None}],
+    }
+    return record | changes
+
+
+def _check(tmp_path, folder, *records):
+    path = tmp_path / "hand-x.jsonl"
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n")
+    return written.check([path], folder)
+
+
+def test_a_record_becomes_a_train_example_whose_spans_point_at_the_text(fake_perspectrum, tmp_path):
+    folder, _, _ = fake_perspectrum
+    checked = _check(tmp_path, folder, _record(folder))
+    assert not checked.errors
+    [example] = checked.examples
+    [(start, end)] = example.labels.hallucinated_spans
+    assert example.response[start:end] == "and a 2019 survey found 64 percent agree"
+    [dropped] = example.labels.uncovered
+    assert dropped.spans is None and example.perspectives[dropped.perspective].name == "con"
+    assert example.split == "train" and example.labels.kind == "organic"
+    assert (example.labels.hallucination, example.labels.coverage_error) == (True, True)
+
+
+def test_a_partial_coverage_span_points_into_the_argument(fake_perspectrum, tmp_path):
+    folder, _, _ = fake_perspectrum
+    record = _record(
+        folder,
+        variant="ambiguous",
+        ambiguous_type="partial_coverage",
+        invented=[],
+        dropped=[{"argument": "con-2", "part": "holds true"}],
+    )
+    [example] = _check(tmp_path, folder, record).examples
+    [dropped] = example.labels.uncovered
+    [(start, end)] = dropped.spans
+    assert example.perspectives[dropped.perspective].arguments[dropped.argument][start:end] == "holds true"
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"invented": ["a 1987 court ruling"]}, "invented[0]"),  # not in the text
+        ({"invented": ["holds true"]}, "invented[0]"),  # twice in the text
+        ({"variant": "clean"}, "invented/dropped"),  # labels disagree with the variant
+        ({"variant": "hallucination"}, "invented/dropped"),
+        ({"variant": "ambiguous", "ambiguous_type": "guess"}, "ambiguous_type"),
+        ({"dropped": [{"argument": "pro-7", "part": None}]}, "dropped[0].argument"),
+        ({"claim": 4}, "claim"),  # a dev claim
+        ({"claim": 6}, "claim"),  # a test claim
+        ({"pids": {"pro-1": 3}}, "pids.pro-1"),  # a perspective a test claim shares
+        ({"response": "Too short."}, "response"),
+        ({"response": RESPONSE + " {con: template}"}, "response"),
+    ],
+)
+def test_a_bad_record_names_its_field_and_the_good_ones_are_kept(fake_perspectrum, tmp_path, changes, field):
+    folder, _, _ = fake_perspectrum
+    checked = _check(tmp_path, folder, _record(folder), _record(folder, **changes), "not json")
+    assert [e.id for e in checked.examples] == ["written-hand-x-1-both"]
+    assert [(e.where, e.field) for e in checked.errors] == [("hand-x.jsonl:2", field), ("hand-x.jsonl:3", "line")]
+
+
+def test_the_check_reads_no_test_claim_text(fake_perspectrum, tmp_path):
+    folder, _, _ = fake_perspectrum
+    checked = _check(tmp_path, folder, _record(folder), _record(folder, claim=6))
+    assert all(SECRET not in json.dumps(e.to_dict()) for e in checked.examples)
+
+
+@pytest.fixture(scope="module")
+def real_corpus():
+    try:
+        folder = shared_data_dir("perspectrum") / "perspectrum"
+    except SharedDataNotFoundError as error:
+        pytest.skip(str(error))
+    return written.check(written.corpus_files(), folder)
+
+
+def test_the_shipped_corpus_passes_its_check(real_corpus):
+    assert real_corpus.errors == []
+    assert len(real_corpus.examples) >= 1500
+    variants = {e.extra["variant"] for e in real_corpus.examples}
+    assert variants == set(written.VARIANTS)
+
+
+def test_the_shipped_corpus_spans_name_the_text_and_the_build_is_deterministic(real_corpus, tmp_path):
+    for example in real_corpus.examples:
+        for start, end in example.labels.hallucinated_spans:
+            assert example.response[start:end].strip() == example.response[start:end] != ""
+    again = written.check(written.corpus_files(), shared_data_dir("perspectrum") / "perspectrum")
+    assert [e.to_dict() for e in again.examples] == [e.to_dict() for e in real_corpus.examples]
+
+
+def test_the_corpus_files_hold_no_argument_text(real_corpus):
+    """Arguments are perspective ids; a part left out is a character span of its argument."""
+    for path in written.corpus_files():
+        for line in path.read_text("utf-8").splitlines():
+            record = json.loads(line)
+            assert set(record) <= written.RECORD_KEYS
+            assert all(item["part"] is None or isinstance(item["part"], list) for item in record.get("dropped", []))
+
+
+# Issue 52: through the guard, it never writes its own input, the repository or the shared data,
+# reads only regular files and writes no empty output.
 
 
 def test_the_written_corpus_builder_never_writes_its_own_input(tmp_path, capsys):
-    from explorer.data import written
-
     corpus = CHECKOUT / "training_data" / "written" / "hand-1.jsonl"
     before = corpus.read_bytes()
     assert written.main(["--out", str(corpus)]) == 2
@@ -23,8 +153,6 @@ def test_the_written_corpus_builder_never_writes_its_own_input(tmp_path, capsys)
 
 
 def test_the_written_corpus_builder_writes_nothing_when_no_record_is_good(fake_perspectrum, tmp_path, capsys):
-    from explorer.data import written
-
     folder, _, _ = fake_perspectrum
     bad = tmp_path / "hand-x.jsonl"
     bad.write_text('{"claim": 1}\nnot json\n', encoding="utf-8")
