@@ -218,3 +218,18 @@ def test_stacked_heads_are_never_written_into_the_shared_data(tmp_path, monkeypa
     assert stacked.main(["--data", SAMPLES, "--out", str(tmp_path / "stacked")]) == 2
     assert "is inside the shared data folder" in capsys.readouterr().err
     assert not (tmp_path / "stacked").exists()
+
+
+@pytest.mark.parametrize("record", [None, "[]", "{broken"])
+def test_a_generator_init_without_a_training_record_is_refused_before_training(tmp_path, record, capsys):
+    """The old run read `--init`'s training.json after all its steps: a traceback then lost them."""
+    from explorer.training import generator
+
+    init = tmp_path / "init"
+    init.mkdir()
+    if record is not None:
+        (init / "training.json").write_text(record, encoding="utf-8")
+    argv = ["--data", SAMPLES, "--dev", SAMPLES, "--work", str(tmp_path / "w"), "--out", str(tmp_path / "o")]
+    assert generator.main([*argv, "--init", str(init)]) == (3 if record is None else 2)
+    assert f"{init / 'training.json'}" in capsys.readouterr().err
+    assert not (tmp_path / "w").exists() and not (tmp_path / "o").exists()

@@ -32,7 +32,6 @@ are printed.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import tempfile
@@ -290,6 +289,21 @@ class GeneratorTrainer:
         save_peft(model, record, out)
 
 
+def init_digest(folder: Path) -> str | None:
+    """The weights digest the training record of the `--init` adapter gives (None if it gives none)."""
+    from explorer.data.jsonl import loads
+    from explorer.files import MAX_INPUT_BYTES, read_regular
+
+    path = Path(folder) / "training.json"
+    try:
+        record = loads(read_regular(path, MAX_INPUT_BYTES).decode("utf-8"))
+    except ValueError as error:
+        raise TrainingInputError(f"--init: {path} is not a training record ({error})") from error
+    if not isinstance(record, dict):
+        raise TrainingInputError(f"--init: {path} is not a training record (not a JSON object)")
+    return record.get("weights_sha256")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from explorer import console
     from explorer.cli import guard
@@ -345,6 +359,7 @@ def run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
         texts = {pid: text for claim in load_claims() for cluster in claim.clusters for pid, text in cluster.members}
         train_set, dev_set = stated_inputs(train_set, texts), stated_inputs(dev_set, texts)
     train_set = with_arguments(train_set, args.min_arguments)
+    init = None if args.init is None else init_digest(args.init)  # read before hours of training, not after
     log(f"{len(train_set)} error-free train responses, {len(dev_set)} dev")
     model, record = train(load_language_model(), train_set, dev_set, settings, args.work, init=args.init, log=log)
     record["train_data"] = [str(p) for p in args.data]
@@ -352,7 +367,7 @@ def run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
     record["inputs"] = args.inputs
     record["min_arguments"] = args.min_arguments
     if args.init is not None:
-        record["init"] = json.loads((args.init / "training.json").read_text("utf-8")).get("weights_sha256")
+        record["init"] = init
     checkpoints.save_run(model, record, "explorer.training.generator", argv, args.out / STYLE, log)
     return 0
 
