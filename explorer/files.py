@@ -100,7 +100,10 @@ def _locked_temporary(target: Path):
         handle = tempfile.NamedTemporaryFile(
             "w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
         )
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # a remover holds it for an instant at most
+        # A remover holds the lock for an instant at most. A file system without locks fails here,
+        # and then fails a remover's lock too: it never takes a file there for a dead writer's.
+        with contextlib.suppress(OSError):
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             if os.path.samestat(os.fstat(handle.fileno()), os.stat(handle.name, follow_symlinks=False)):
                 return handle
