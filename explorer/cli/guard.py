@@ -21,6 +21,7 @@ from pathlib import Path
 
 from explorer import console
 from explorer.cli.exit_codes import EXIT_INTERRUPTED, EXIT_IO, EXIT_USAGE, CliError
+from explorer.config import CHECKOUT
 from explorer.files import UnsafeOutputError, WriteError, check_output
 from explorer.models.language_model import InvalidModelError
 from explorer.training import TrainingInputError
@@ -120,8 +121,13 @@ def add_output_folder(parser: argparse.ArgumentParser, shipped: Path, what: str,
         nargs=0,
         const=shipped,
         dest="out",
-        help=f"write the {what} into the repository's shipped folder {shipped}, replacing the files there",
+        help=f"write the {what} into the repository's shipped folder {_shown(shipped)}, replacing the files there",
     )
+
+
+def _shown(path: Path) -> Path:
+    """`path` relative to the checkout when it is inside it (`explorer/resources/tagger`)."""
+    return path.relative_to(CHECKOUT) if path.is_relative_to(CHECKOUT) else path
 
 
 def main(
