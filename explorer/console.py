@@ -66,6 +66,7 @@ MAX_SESSION_MINUTES = 7 * 24 * 60
 MAX_DEV_LOSSES = 10_000  # the generator's dev loss: one forward pass each
 MAX_DEV_ANSWERS = 1_000  # the generator's dev answers: one generation each
 MAX_ARGUMENTS = 100
+MAX_CLAIMS = 100_000  # Perspectrum has under a thousand
 
 THREADS = bounded(int, 1, MAX_THREADS)
 SEED = bounded(int, 0, MAX_SEED)
@@ -89,6 +90,8 @@ LORA_RANK = bounded(int, 1, MAX_LORA_RANK)
 LORA_ALPHA = bounded(int, 1, MAX_LORA_ALPHA)
 EPOCHS = bounded(int, 1, MAX_EPOCHS)
 ARGUMENTS = bounded(int, 1, MAX_ARGUMENTS)
+CLAIMS = bounded(int, 1, MAX_CLAIMS)
+CLAIMS_SKIPPED = bounded(int, 0, MAX_CLAIMS)
 
 # The fields of the trainers' settings dataclasses, as the `python -m explorer.training.*` modules
 # take them (`--field-name`, `explorer.training.checkpoints.add_settings_options`).
