@@ -67,6 +67,7 @@ MAX_DEV_LOSSES = 10_000  # the generator's dev loss: one forward pass each
 MAX_DEV_ANSWERS = 1_000  # the generator's dev answers: one generation each
 MAX_ARGUMENTS = 100
 MAX_CLAIMS = 100_000  # Perspectrum has under a thousand
+MAX_DEADLINE = 86_400  # seconds for a server's whole answer
 
 THREADS = bounded(int, 1, MAX_THREADS)
 SEED = bounded(int, 0, MAX_SEED)
@@ -86,6 +87,7 @@ GPUS_PER_WORKER = bounded(float, 0, MAX_GPUS_PER_WORKER, open_low=True)
 VARIANTS = bounded(int, 1, MAX_VARIANTS)
 RETRIES = bounded(int, 0, MAX_RETRIES)
 TIMEOUT = bounded(float, 0, MAX_TIMEOUT, open_low=True)
+DEADLINE = bounded(float, 0, MAX_DEADLINE, open_low=True)
 LORA_RANK = bounded(int, 1, MAX_LORA_RANK)
 LORA_ALPHA = bounded(int, 1, MAX_LORA_ALPHA)
 EPOCHS = bounded(int, 1, MAX_EPOCHS)
