@@ -75,7 +75,7 @@ SPEED_DETECTORS ?= $(shell $(PY) -c "from explorer import detectors; print(','.j
 records: $(STAMP)
 	$(PYC) OMP_NUM_THREADS=1 $(PY) bench/dev_sets.py
 	$(PYC) OMP_NUM_THREADS=1 $(PY) bench/speed.py --detectors $(SPEED_DETECTORS) --record
-	$(PYC) OMP_NUM_THREADS=1 $(PY) -m explorer.docs.probes
+	$(PYC) OMP_NUM_THREADS=1 $(PY) bench/failure_modes.py
 	$(PY) -m explorer.docs
 
 clean:

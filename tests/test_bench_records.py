@@ -3,7 +3,7 @@ says, keeps the entries of detectors it was not asked to measure, and the cards 
 
 import json
 
-from bench import dev_sets, speed
+from bench import dev_sets, failure_modes, speed
 from explorer.docs import cards, probes, records
 
 
@@ -49,7 +49,7 @@ def test_the_speed_record_keeps_other_detectors_in_registry_order(tmp_path):
 
 def test_the_probe_record_holds_each_detectors_calibrated_verdicts(tmp_path):
     path = tmp_path / "failure_modes.json"
-    assert probes.main(["--detectors", "rouge", "--record", str(path)]) == 0
+    assert failure_modes.main(["--detectors", "rouge", "--record", str(path)]) == 0
     record = json.loads(path.read_text())
     judged = record["detectors"]["rouge"]
     assert set(judged) - {"version", "commit"} == {p["id"] for p in record["probes"]}

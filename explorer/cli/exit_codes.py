@@ -13,7 +13,7 @@ from dataclasses import dataclass
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_IO, EXIT_SERVER = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # the shell's code for a run ended by Ctrl-C (128 + SIGINT)
 
-COMMANDS = ("validate", "score", "eval", "synth", "train", "generate", "claims", "build-data")
+COMMANDS = ("validate", "score", "eval", "synth", "train", "generate", "claims", "build-data", "detectors")
 # The modules run as `python -m MODULE` (each has a `main` and a `build_parser`).
 DATA_MODULES = (
     "explorer.data.perspectrum",

@@ -1,6 +1,6 @@
 """The known failure modes and the verdict's bands, as Markdown written from the records.
 
-The failure modes come from `resources/records/failure_modes.json` (`python -m explorer.docs.probes`),
+The failure modes come from `resources/records/failure_modes.json` (`python bench/failure_modes.py`),
 the bands and the verdict's dev figures from `resources/calibration.json`; `explorer.docs.site`
 puts these into the detector cards, the README and the limits page.
 """
@@ -15,7 +15,7 @@ from explorer.docs.probes import CAUGHT, FALSE_ALARM, MISSED, NO_VERDICT, PARTLY
 from explorer.docs.records import EVALUATION_SETS, Records
 from explorer.evaluation.calibration import NEAR_CHANCE_AUC
 
-_RECORD = "`explorer/resources/records/failure_modes.json`, written by `python -m explorer.docs.probes`"
+_RECORD = "`explorer/resources/records/failure_modes.json`, written by `python bench/failure_modes.py`"
 
 
 def _judged(found: dict) -> str:
@@ -43,7 +43,7 @@ def failure_rows(name: str, records: Records) -> list[tuple[dict, dict, str]]:
 def failure_table(name: str, records: Records) -> list[str]:
     rows = failure_rows(name, records)
     if not rows:
-        return [f"Not measured yet: `python -m explorer.docs.probes --detectors {name}` adds it to the record."]
+        return [f"Not measured yet: `python bench/failure_modes.py --detectors {name}` adds it to the record."]
     lines = ["| probe | errors it has | hallucination | coverage | outcome |", "|---|---|---|---|---|"]
     for probe, judged, result in rows:
         shown = " | ".join(_judged(judged[t]) for t in ERROR_TYPES)
@@ -90,7 +90,7 @@ def summary(records: Records, name: str = detectors.VERDICT_DETECTOR) -> list[st
     """The verdict detector's probes grouped by outcome, one bullet each: the README's limits."""
     rows = failure_rows(name, records)
     if not rows:
-        return [f"- Not measured yet: `python -m explorer.docs.probes --detectors {name}`."]
+        return [f"- Not measured yet: `python bench/failure_modes.py --detectors {name}`."]
     groups = (
         (CAUGHT, "Caught"),
         (MISSED, "**Missed** (judged unlikely)"),

@@ -1,7 +1,5 @@
-"""Known failure modes, measured: probe answers scored by the detectors, their verdicts recorded.
-
-    python -m explorer.docs.probes                      # every detector that is not slow
-    python -m explorer.docs.probes --detectors stacked  # refresh one detector's entries
+"""Known failure modes, measured: probe answers scored by the detectors, their verdicts recorded
+(`bench/failure_modes.py` is the command).
 
 `explorer/resources/probes.jsonl` holds one topic's faithful answer and variants of it, each with
 one thing changed (an argument reversed or negated, an invented detail or argument, a stronger
@@ -16,10 +14,8 @@ run stay as they were.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,7 +113,7 @@ def write_record(measured: Mapping[str, dict], probes: Sequence[Probe], path: Pa
     for name, judged in measured.items():
         by_name[name] = {"version": detectors.detector_class(name).version, "commit": found.stdout.strip(), **judged}
     record = {
-        "command": "python -m explorer.docs.probes",
+        "command": "python bench/failure_modes.py",
         "probes": [
             {
                 "id": p.example.id,
@@ -134,20 +130,3 @@ def write_record(measured: Mapping[str, dict], probes: Sequence[Probe], path: Pa
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    fast = [name for name in detectors.names() if not detectors.spec(name).background_for_one()]
-    parser.add_argument("--detectors", default=",".join(fast), help="default: every detector that is not slow")
-    parser.add_argument("--record", type=Path, default=FAILURE_MODES_RECORD)
-    args = parser.parse_args(argv)
-    probes = load_probes()
-    names = [n.strip() for n in args.detectors.split(",") if n.strip()]
-    write_record(measure(names, probes), probes, args.record)
-    print(f"wrote {args.record}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,7 +6,7 @@
 - the evaluation record (`resources/records/dev_sets.json`, `bench/dev_sets.py`): ROC AUC with
   intervals per evaluation set, error type and slice;
 - the speed record (`resources/records/speed.json`, `bench/speed.py --record`);
-- the failure-mode record (`resources/records/failure_modes.json`, `python -m explorer.docs.probes`).
+- the failure-mode record (`resources/records/failure_modes.json`, `python bench/failure_modes.py`).
 """
 
 from __future__ import annotations
