@@ -24,11 +24,6 @@ from explorer.scoring.runner import score_example
 from explorer.ui.state import VERDICT_SHOWN_FOR, get_detector, get_result_cache
 from explorer.ui.text import literal
 
-WHAT_IT_DOES = (
-    "Flags **hallucinations** (claims no given argument supports) and **coverage errors** (given arguments "
-    "left out) in a chatbot's answer."
-)
-
 
 def verdict_placeholder(example: Example):
     """The slot the verdict is drawn into. For an example whose verdict is not on the page yet

@@ -37,7 +37,7 @@ def dataset_page():
     at = AppTest.from_file(APP, default_timeout=120)
     at.session_state[state.DETECTORS] = ["rouge"]
     at.run()
-    at.switch_page("pages/dataset.py").run()
+    at.switch_page("app_pages/dataset.py").run()
     assert not at.exception
     return at
 

@@ -30,7 +30,7 @@ from explorer import detectors
 from explorer.data.samples import load_samples
 from explorer.evaluation.calibration import shipped
 from explorer.ui.editor import first_sample
-from explorer.ui.verdict import WHAT_IT_DOES
+from explorer.ui.frame import WHAT_IT_DOES
 from tests.helpers import BROWSER_GROUP
 from tests.pages.browser import (
     ARTIFACTS,

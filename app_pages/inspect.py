@@ -2,13 +2,23 @@
 
 import streamlit as st
 
-from explorer import detectors
-from explorer.data.example import Example, Perspective
-from explorer.ui import claims, editor, generate, links, phenomena, results, state, trust, verdict, word_map
-from explorer.ui.frame import page_frame
-from explorer.ui.text import literal
+from explorer.ui import frame
 
-page_frame()
+frame.page_frame()
+st.title(
+    "Inspect an example",
+    anchor=False,
+    help="Pick a sample, paste a record, or edit the fields; the address bar then holds the example, so a reload "
+    "or a shared link brings it back.",
+)
+st.caption(frame.WHAT_IT_DOES)
+back_slot = st.container()  # "Back to the failures" when opened from them: known once the example is
+
+with frame.loading():
+    from explorer import detectors
+    from explorer.data.example import Example, Perspective
+    from explorer.ui import claims, editor, generate, links, phenomena, results, state, trust, verdict, word_map
+    from explorer.ui.text import literal
 
 PREFIX = state.INSPECT_PREFIX
 BLANK = Example(
@@ -17,15 +27,6 @@ BLANK = Example(
     perspectives=(Perspective("pro", ("",)), Perspective("con", ("",))),
     response="",
 )
-
-st.title(
-    "Inspect an example",
-    anchor=False,
-    help="Pick a sample, paste a record, or edit the fields; the address bar then holds the example, so a reload "
-    "or a shared link brings it back.",
-)
-st.caption(verdict.WHAT_IT_DOES)
-back_slot = st.container()  # "Back to the failures" when opened from them: known once the example is
 
 links.apply_example_link()
 backend, settings = generate.sidebar_settings()

@@ -2,16 +2,18 @@
 
 import streamlit as st
 
-from explorer.ui import lab, results, state, verdict
-from explorer.ui.frame import page_frame
+from explorer.ui import frame
 
-page_frame()
+frame.page_frame()
 
 st.title("Error-injection lab")
 st.caption(
     "Take an example, inject an error (drop, add, move or rewrite an argument, edit the response, or apply "
     "the paper's synthetic procedure) and compare each detector's scores and highlights before and after."
 )
+
+with frame.loading():
+    from explorer.ui import lab, results, state, verdict
 
 example = lab.choose_example()
 if example is None:
