@@ -16,7 +16,12 @@ downloaded here. The rules, each with a test:
   ("U.S.") unless a common sentence opener follows;
 - a blank line, a line that starts a list item, or a line break after end punctuation or a
   colon ends a sentence; other single line breaks are soft wraps inside one sentence;
-- list markers ("- ", "1. ") and surrounding whitespace are not part of a sentence.
+- list markers ("- ", "1. ") and surrounding whitespace are not part of a sentence;
+- a markdown heading (a line starting "# " to "###### ", or a line wholly in bold) is a
+  sentence of its own, and so is each table row (a table's rule line, "|---|:--:|", is none): a
+  chat model's "### Arguments for" would otherwise open the next sentence ("Arguments for
+  Supporters say ..."). A heading is a sentence (`explorer.text.camps` reads the side it names)
+  but no claim: `is_heading` tells the claim makers to leave it out.
 """
 
 from __future__ import annotations
@@ -57,6 +62,9 @@ _TERMINATOR = regex.compile(
 _UNSPACED_STOPS = frozenset("\u3002\uff01\uff1f")
 _NEWLINES = regex.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)*[ \t]*")
 _LIST_MARKER = regex.compile(r"(?:[-*\u2022\u2023\u25e6\u2013\u2014]|\d{1,3}[.)]|[a-z][.)]|#{1,6})[ \t]+")
+# A markdown heading line, and a table's rule line: no sentence (see the module doc).
+_HEADING = regex.compile(r"[ \t]{0,3}(?:#{1,6}[ \t]+\S.*|\*\*[^*\n]+\*\*:?|__[^_\n]+__:?)[ \t]*")
+_TABLE_RULE = regex.compile(r"[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?")
 _WORD_AFTER = regex.compile(r"\s*[\"'\u201c\u2018(\[]*(\p{L}[\p{L}\p{M}'\u2019]*)?")
 # Where a sentence may be cut into clauses: a semicolon, or a comma before a conjunction that
 # commonly joins two arguments. Only candidates: `explorer.detectors.ops.alignment` decides.
@@ -120,11 +128,21 @@ def _word_before(text: str, end: int) -> str:
     return text[start:end]
 
 
+def _line(text: str, start: int) -> str:
+    """The line of `text` that holds `start` (from its start to its line break)."""
+    end = text.find("\n", start)
+    return text[text.rfind("\n", 0, start) + 1 : end if end >= 0 else len(text)].rstrip("\r")
+
+
 def _is_hard_break(text: str, newline: regex.Match) -> bool:
     if newline.group().count("\n") >= 2:
         return True
     last = _last_visible(text, newline.start())
-    if not last or last in ".!?:\u2026\u3002\uff01\uff1f" or last in "\"'\u201d\u2019)":
+    if not last or last in ".!?:\u2026\u3002\uff01\uff1f" or last in "\"'\u201d\u2019)|":
+        return True
+    if _HEADING.fullmatch(_line(text, newline.start())) or _HEADING.fullmatch(_line(text, newline.end())):
+        return True
+    if text.startswith("|", newline.end()):  # a table row
         return True
     return _LIST_MARKER.match(text, newline.end()) is not None
 
@@ -174,6 +192,8 @@ def sentence_spans(text: str) -> tuple[Span, ...]:
     """The sentences of `text` as `[start, end)` spans, in order, without surrounding whitespace."""
     spans: list[Span] = []
     for block_start, block_end in _blocks(text):
+        if _TABLE_RULE.fullmatch(text, block_start, block_end):
+            continue
         # A list marker ("2. ") would otherwise read as a one-word sentence.
         while block_start < block_end and text[block_start].isspace():
             block_start += 1
@@ -191,6 +211,12 @@ def sentence_spans(text: str) -> tuple[Span, ...]:
         if span is not None:
             spans.append(span)
     return tuple(spans)
+
+
+def is_heading(text: str, span: Span) -> bool:
+    """Whether the sentence `text[span]` (of `sentence_spans`) is a markdown heading, which states nothing."""
+    start = text.rfind("\n", 0, span[0]) + 1  # the heading's own "### ", left out of the sentence
+    return _HEADING.fullmatch(text, start, span[1]) is not None
 
 
 def clause_spans(
