@@ -234,7 +234,11 @@ def example_fragment(
             parts += [
                 "<h3>What the verdict rests on</h3>",
                 f"<p>{html.escape(EXPLANATION)}</p>",
-                verdict_evidence_html(evidence, {name: detector_title(name) for name in detectors.names()}),
+                verdict_evidence_html(
+                    evidence,
+                    {name: detector_title(name) for name in detectors.names()},
+                    {error_type: v.probability for error_type, v in found.items()},
+                ),
             ]
     if results:
         parts += ["<h2>Scores</h2>", scores_html(results, verdict.thresholds(results), titles)]

@@ -98,17 +98,29 @@ def _piece_name(example: Example, verdict: Verdict) -> str:
     return f"{example.perspectives[piece.perspective].name} argument {piece.argument + 1}"
 
 
-def against_threshold(score: float, calibration: Calibration | None) -> str:
-    """E.g. "0.62 ≥ threshold 0.44 (P(error) 0.81)" in words a reader of any detector can compare."""
+def band_words(probability: float) -> str:
+    """Where a P(error) falls among the verdict's bands, e.g. "unclear: 0.30 to 0.70"."""
+    if probability >= LIKELY_FROM:
+        return f"likely: {LIKELY_FROM:.2f} or more"
+    if probability < UNLIKELY_BELOW:
+        return f"unlikely: below {UNLIKELY_BELOW:.2f}"
+    return f"unclear: {UNLIKELY_BELOW:.2f} to {LIKELY_FROM:.2f}"
+
+
+def calibrated_words(score: float, calibration: Calibration | None) -> str:
+    """E.g. "score 0.57 · P(error) 0.56 (unclear: 0.30 to 0.70)": the score, its one calibrated
+    P(error), and the band of the verdict that P(error) falls in. The threshold (P(error) = 0.5)
+    is the bar's tick and the dataset page's starting point; written here beside an "unclear"
+    verdict, "≥ threshold" read as a contradiction."""
     if calibration is None:
-        return f"{score:.2f} (no threshold for this model or version)"
+        return f"score {score:.2f} (no calibration for this model or version)"
     if calibration.near_chance:
-        return f"{score:.2f} (near chance on its calibration data, dev ROC AUC {calibration.auc:.2f}: no threshold)"
+        auc = calibration.auc
+        return f"score {score:.2f} (near chance on its calibration data, dev ROC AUC {auc:.2f}: no P(error))"
     if not calibration.informative:
-        return f"{score:.2f} (did not rank dev errors higher: no threshold)"
-    relation = "≥" if score >= calibration.threshold else "<"
+        return f"score {score:.2f} (did not rank dev errors higher: no P(error))"
     probability = calibration.probability(score)
-    return f"{score:.2f} {relation} threshold {calibration.threshold:.2f} · P(error) {probability:.2f}"
+    return f"score {score:.2f} · P(error) {probability:.2f} ({band_words(probability)})"
 
 
 def verdict_html(example: Example, verdicts: Mapping[str, Verdict], detector_title: str, *, links: bool = True) -> str:
@@ -134,7 +146,7 @@ def verdict_html(example: Example, verdicts: Mapping[str, Verdict], detector_tit
             f"<b>{ERROR_TITLES[error_type]}</b>{pill(verdict.verdict)}"
             f"<span>{where}"
             f'<br><span style="opacity:0.7;font-size:0.85em">{html.escape(detector_title)} '
-            f"{html.escape(against_threshold(verdict.score, verdict.calibration))}</span></span></div>"
+            f"{html.escape(calibrated_words(verdict.score, verdict.calibration))}</span></span></div>"
         )
     return f'<div style="line-height:1.5">{"".join(rows)}</div>'
 
@@ -219,7 +231,7 @@ def scores_html(
             score = result.score(error_type)
             calibration = calibrations.get(name, {}).get(error_type)
             verdict = calibration.verdict(score) if calibration is not None else None
-            detail = html.escape(against_threshold(score, calibration))
+            detail = html.escape(calibrated_words(score, calibration))
             extra = ""
             if error_type == "coverage" and len(result.per_perspective) > 1:
                 extra = "<br>" + " · ".join(f"{html.escape(p)} {v:.2f}" for p, v in result.per_perspective.items())

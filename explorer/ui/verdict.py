@@ -66,7 +66,7 @@ def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dic
         with st.expander("What the verdict rests on"):
             st.caption(EXPLANATION)
             titles = {name: detectors.spec(name).title for name in detectors.names()}
-            st.html(verdict_evidence_html(evidence, titles))
+            st.html(verdict_evidence_html(evidence, titles, {t: v.probability for t, v in found.items()}))
     return found
 
 
