@@ -61,7 +61,7 @@ verdict_slot = verdict.verdict_placeholder(example)  # drawn before scoring: the
 scored, pending = results.results_for(example, detector_names)
 results.show_pending(pending)
 with verdict_slot.container():
-    found = verdict.show_verdict(example, scored)
+    found, read = verdict.show_verdict(example, scored)
 verdict.show_scores(scored)
 with download_slot:
     verdict.report_button(example, scored, key=state.INSPECT_REPORT)
@@ -96,6 +96,6 @@ if scored or pending:
     if len(scored) > 1 and tabs[-1].open:
         with tabs[-1]:
             results.show_side_by_side(example, scored, show_gold=show_gold)
-claims.show_claim_view(example, scored)
+claims.show_claim_view(example, scored, read)
 trust.show_trust(example)
 phenomena.show_phenomena(example)

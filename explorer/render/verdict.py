@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
 from explorer.detectors.base import DetectorResult
+from explorer.evaluation.accounts import Account
 from explorer.evaluation.calibration import (
     LIKELY,
     LIKELY_FROM,
@@ -22,6 +23,7 @@ from explorer.evaluation.calibration import (
     shipped,
 )
 from explorer.evaluation.verdict import Piece, Verdict
+from explorer.render.accounts import account_line_html
 
 VERDICT_STYLES = {  # text color, background
     LIKELY: ("#991b1b", "rgba(239,68,68,0.16)"),
@@ -123,9 +125,16 @@ def calibrated_words(score: float, calibration: Calibration | None) -> str:
     return f"score {score:.2f} · P(error) {probability:.2f} ({band_words(probability)})"
 
 
-def verdict_html(example: Example, verdicts: Mapping[str, Verdict], detector_title: str, *, links: bool = True) -> str:
+def verdict_html(
+    example: Example,
+    verdicts: Mapping[str, Verdict],
+    detector_title: str,
+    *,
+    links: bool = True,
+    accounts: Mapping[str, Account] | None = None,
+) -> str:
     """One line per error type: the verdict, the piece responsible (a link to it when `links`),
-    and the detector's score against its threshold."""
+    the detector's score and P(error), and what the claim view says of the same piece (`accounts`)."""
     rows = []
     for error_type in ERROR_TYPES:
         verdict = verdicts[error_type]
@@ -140,13 +149,15 @@ def verdict_html(example: Example, verdicts: Mapping[str, Verdict], detector_tit
                 else quoted
             )
             where = f'<span style="opacity:0.75">{html.escape(label)}:</span> {target}'
+        account = (accounts or {}).get(error_type)
+        reading = f"<br>{account_line_html(example, account)}" if account is not None else ""
         rows.append(
             f'<div data-error-type="{error_type}" style="display:grid;grid-template-columns:10.5em 6.5em 1fr;'
             'gap:0.6em;align-items:baseline;margin:0.25em 0">'
             f"<b>{ERROR_TITLES[error_type]}</b>{pill(verdict.verdict)}"
             f"<span>{where}"
             f'<br><span style="opacity:0.7;font-size:0.85em">{html.escape(detector_title)} '
-            f"{html.escape(calibrated_words(verdict.score, verdict.calibration))}</span></span></div>"
+            f"{html.escape(calibrated_words(verdict.score, verdict.calibration))}</span>{reading}</span></div>"
         )
     return f'<div style="line-height:1.5">{"".join(rows)}</div>'
 

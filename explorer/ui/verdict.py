@@ -10,7 +10,7 @@ from explorer import detectors
 from explorer.data.example import Example
 from explorer.detectors import DetectorResult
 from explorer.detectors.details import EVIDENCE, LEFT_OUT
-from explorer.evaluation import verdict
+from explorer.evaluation import accounts, verdict
 from explorer.render import export
 from explorer.render.evidence import EXPLANATION, verdict_evidence_html
 from explorer.render.verdict import (
@@ -21,6 +21,7 @@ from explorer.render.verdict import (
     verdict_html,
 )
 from explorer.scoring.runner import score_example
+from explorer.ui.claims import claim_assessment
 from explorer.ui.state import VERDICT_SHOWN_FOR, get_detector, get_result_cache
 from explorer.ui.text import literal
 
@@ -46,16 +47,28 @@ def verdict_result(example: Example, results: Mapping[str, DetectorResult]) -> D
     return scored.errors[name] if name in scored.errors else scored.results[name]
 
 
-def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dict[str, verdict.Verdict] | None:
-    """One line per error type with the piece responsible; its links land in the verdict
-    detector's highlights when that detector has a tab (it is in `results`)."""
+def account_for(
+    example: Example, results: Mapping[str, DetectorResult], judge: DetectorResult, found: Mapping[str, verdict.Verdict]
+) -> dict[str, accounts.Account] | None:
+    """The verdict beside the claim view's reading of the same text (None when the claim view cannot read it)."""
+    assessment = claim_assessment(example, {**results, judge.detector: judge})
+    return None if isinstance(assessment, str) else accounts.account(example, found, judge, assessment)
+
+
+def show_verdict(
+    example: Example, results: Mapping[str, DetectorResult]
+) -> tuple[dict[str, verdict.Verdict] | None, dict[str, accounts.Account] | None]:
+    """One line per error type with the piece responsible, and what the claim view says of it; its
+    links land in the verdict detector's highlights when that detector has a tab (it is in
+    `results`). Returns the verdicts and the accounts (the claim view draws the same)."""
     judge = verdict_result(example, results)
     title = detectors.spec(detectors.VERDICT_DETECTOR).title
     if isinstance(judge, str):
         st.warning(f"No verdict: {title} cannot score this example ({judge}).")
-        return None
+        return None, None
     found = verdict.verdicts(example, judge)
-    st.html(verdict_html(example, found, title, links=detectors.VERDICT_DETECTOR in results))
+    read = account_for(example, results, judge, found)
+    st.html(verdict_html(example, found, title, links=detectors.VERDICT_DETECTOR in results, accounts=read))
     st.session_state[VERDICT_SHOWN_FOR] = example.content_hash()
     for component, reason in (LEFT_OUT.of(judge) or {}).items():
         st.caption(
@@ -67,7 +80,7 @@ def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dic
             st.caption(EXPLANATION)
             titles = {name: detectors.spec(name).title for name in detectors.names()}
             st.html(verdict_evidence_html(evidence, titles, {t: v.probability for t, v in found.items()}))
-    return found
+    return found, read
 
 
 def show_verdict_change(
