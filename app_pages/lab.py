@@ -33,7 +33,7 @@ heading, download = st.columns([3, 1], vertical_alignment="bottom")
 heading.subheader("Scores before and after", anchor=False)
 with download:
     lab.report_button(before, example, new)
-verdict.show_verdict_change(before, example, old, new)
+verdict.show_verdict_change(before, example, old, new, edited=bool(st.session_state[state.LAB_EDITS]))
 lab.show_changes(old, new, detector_names)
 st.subheader("Highlights", anchor=False)
 lab.show_highlights(before, example, old, new, detector_names)

@@ -162,15 +162,21 @@ def verdict_html(
     return f'<div style="line-height:1.5">{"".join(rows)}</div>'
 
 
+def _side(verdict: Verdict) -> str:
+    probability = verdict.probability
+    figure = f"P(error) {probability:.2f}" if probability is not None else f"score {verdict.score:.2f}"
+    return f"{pill(verdict.verdict)} {figure}"
+
+
 def verdict_change_html(before: Mapping[str, Verdict], after: Mapping[str, Verdict], detector_title: str) -> str:
-    """The verdict on each error type before and after an edit: pill and score on each side."""
+    """The verdict on each error type before and after an edit: pill and P(error) on each side."""
     rows = "".join(
         f'<div data-verdict-change="{error_type}" style="display:grid;grid-template-columns:10.5em auto 2em auto;'
         'gap:0.5em;align-items:baseline;margin:0.2em 0">'
         f"<b>{ERROR_TITLES[error_type]}</b>"
-        f'<span data-side="before">{pill(before[error_type].verdict)} {before[error_type].score:.2f}</span>'
+        f'<span data-side="before">{_side(before[error_type])}</span>'
         '<span style="text-align:center">→</span>'
-        f'<span data-side="after">{pill(after[error_type].verdict)} {after[error_type].score:.2f}</span></div>'
+        f'<span data-side="after">{_side(after[error_type])}</span></div>'
         for error_type in ERROR_TYPES
     )
     note = f"the verdict of {html.escape(detector_title)}, before → after the edits"

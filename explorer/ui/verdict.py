@@ -10,9 +10,10 @@ from explorer import detectors
 from explorer.data.example import Example
 from explorer.detectors import DetectorResult
 from explorer.detectors.details import EVIDENCE, LEFT_OUT
-from explorer.evaluation import accounts, verdict
+from explorer.evaluation import accounts, injection, verdict
 from explorer.render import export
 from explorer.render.evidence import EXPLANATION, verdict_evidence_html
+from explorer.render.injection import catch_html
 from explorer.render.verdict import (
     highlight_marks,
     pending_verdict_html,
@@ -88,8 +89,11 @@ def show_verdict_change(
     after_example: Example,
     before: Mapping[str, DetectorResult],
     after: Mapping[str, DetectorResult],
+    *,
+    edited: bool = False,
 ) -> None:
-    """The lab's verdicts before and after its edits, side by side (`verdict_change_html`)."""
+    """The lab's verdicts before and after its edits, side by side (`verdict_change_html`); once
+    `edited`, whether the verdict caught each error the edited example's gold labels record."""
     judges = [verdict_result(before_example, before), verdict_result(after_example, after)]
     title = detectors.spec(detectors.VERDICT_DETECTOR).title
     problems = [judge for judge in judges if isinstance(judge, str)]
@@ -98,6 +102,11 @@ def show_verdict_change(
         return
     found = [verdict.verdicts(example, judge) for example, judge in zip((before_example, after_example), judges)]
     st.html(verdict_change_html(*found, title))
+    if edited:
+        catches = injection.caught(after_example, found[1], judges[1], found[0]).values()
+        titles = {name: detectors.spec(name).title for name in detectors.names()}
+        if report := catch_html(list(catches), title, EVIDENCE.of(judges[1]), titles):
+            st.html(report)
 
 
 def show_scores(results: Mapping[str, DetectorResult]) -> None:
