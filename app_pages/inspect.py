@@ -99,3 +99,4 @@ if scored or pending:
 claims.show_claim_view(example, scored, read)
 trust.show_trust(example)
 phenomena.show_phenomena(example)
+generate.preload(backend)  # last: the page is drawn before the generator's load takes a core

@@ -179,7 +179,10 @@ class Calibrations:
         if not types:
             return ""
         figures = " / ".join(f"{by_type[t].auc:.2f}" for t in types)
-        return f"Dev ROC AUC {figures} ({' / '.join(types)}) on {self.data_of(name)}."
+        return (
+            f"Dev ROC AUC {figures} ({' / '.join(types)}) on {self.data_of(name)}: the data its threshold was "
+            "chosen on, so not a held-out figure."
+        )
 
     def get(self, result: DetectorResult, error_type: str) -> Calibration | None:
         """The calibration for `result`'s detector and error type, if fitted on the same code, weights and settings."""
