@@ -38,7 +38,8 @@ def test_generate_streams_the_answer_then_scores_it(page):
     page.get_by_role("button", name="Generate").click()
     streamed = page.locator(".st-key-inspect-stream [data-stream]")
     page.wait_for_function(
-        "() => (document.querySelector('.st-key-inspect-stream [data-stream]')?.innerText || '').replace('…', '').trim()"
+        "() => (document.querySelector('.st-key-inspect-stream [data-stream]')?.innerText || '')"
+        ".replace('…', '').trim()"
     )
     partial = streamed.inner_text().strip()
     assert page.get_by_role("button", name="Generate").is_disabled()  # no second job while one runs
