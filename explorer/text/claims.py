@@ -20,8 +20,8 @@ downloaded here. The rules, each with a test:
 - a markdown heading (a line starting "# " to "###### ", or a line wholly in bold) is a
   sentence of its own, and so is each table row (a table's rule line, "|---|:--:|", is none): a
   chat model's "### Arguments for" would otherwise open the next sentence ("Arguments for
-  Supporters say ..."). A heading is a sentence (`explorer.text.camps` reads the side it names)
-  but no claim: `is_heading` tells the claim makers to leave it out.
+  Supporters say ..."). A heading, and a table's header row, is a sentence (`explorer.text.camps`
+  reads the side a heading names) but no claim: `is_heading` tells the claim makers to leave it out.
 """
 
 from __future__ import annotations
@@ -101,13 +101,14 @@ class Claim:
 
 
 def _strip(text: str, start: int, end: int) -> Span | None:
-    """Shrink `[start, end)` to exclude whitespace and a leading list marker; None if empty."""
-    while start < end and text[start].isspace():
+    """Shrink `[start, end)` to exclude whitespace, a table row's outer bars and a leading list
+    marker; None if empty."""
+    while start < end and (text[start].isspace() or text[start] == "|"):
         start += 1
     marker = _LIST_MARKER.match(text, start, end)
     if marker is not None and marker.end() < end:
         start = marker.end()
-    while end > start and text[end - 1].isspace():
+    while end > start and (text[end - 1].isspace() or text[end - 1] == "|"):
         end -= 1
     return (start, end) if start < end else None
 
@@ -214,9 +215,13 @@ def sentence_spans(text: str) -> tuple[Span, ...]:
 
 
 def is_heading(text: str, span: Span) -> bool:
-    """Whether the sentence `text[span]` (of `sentence_spans`) is a markdown heading, which states nothing."""
+    """Whether the sentence `text[span]` (of `sentence_spans`) is a markdown heading or a table's
+    header row (the row above its rule line), which state nothing."""
     start = text.rfind("\n", 0, span[0]) + 1  # the heading's own "### ", left out of the sentence
-    return _HEADING.fullmatch(text, start, span[1]) is not None
+    if _HEADING.fullmatch(text, start, span[1]) is not None:
+        return True
+    after = text.find("\n", span[1])
+    return after >= 0 and text.startswith("|", start) and _TABLE_RULE.fullmatch(_line(text, after + 1)) is not None
 
 
 def clause_spans(
