@@ -1,5 +1,6 @@
 """Inspect's Generate button in the real app (headless Chromium): the packaged model writes the
-answer to the sample's query, the page shows it as it comes, then scores it.
+answer to the sample's query, the page shows it as it comes (drawn as markdown: issue 48, item 5),
+then scores it.
 
 Uses the session's app server and browser (`conftest.py`); each wait is for something on the
 page, never a fixed time.
@@ -42,6 +43,8 @@ def test_generate_streams_the_answer_then_scores_it(page):
         ".replace('…', '').trim()"
     )
     partial = streamed.inner_text().strip()
+    # The packaged model answers in markdown ("**Short version:** ..."): drawn, not shown as typed.
+    assert "**" not in partial
     assert page.get_by_role("button", name="Generate").is_disabled()  # no second job while one runs
     screenshot(page, "inspect-generating")
 
@@ -52,6 +55,8 @@ def test_generate_streams_the_answer_then_scores_it(page):
     # Scored: the response view shows the new answer (drawn as markdown where it is) with its words shaded.
     response_view = page.locator("[data-testid=stHtml]", has=page.locator("[data-score]")).first
     assert words(response_view.inner_text()) == words(answer)
+    if "**" in answer:
+        assert "**" not in response_view.inner_text() and response_view.locator("b").count() >= 1
     assert word_scores(page) and all(0.0 <= s <= 1.0 for s in word_scores(page))
     assert not page.get_by_role("button", name="Generate").is_disabled()
     screenshot(page, "inspect-generated")
