@@ -201,6 +201,8 @@ def _stream(run: BackgroundGeneration) -> None:
             st.caption(f"Loading the model (once per server)… {now - run.started:.0f} s")
             return
         st.caption(f"Writing the answer… {now - run.writing_since:.0f} s")
-        text = run.text
-        shown = markdown.render(text, lambda start, end: html.escape(text[start:end])) if text.strip() else "…"
+        # A bold phrase still being written ("**Short") is closed for the moment, not shown as typed.
+        text = run.text.rstrip()
+        text += "**" if text.count("**") % 2 else ""
+        shown = markdown.render(text, lambda start, end: html.escape(text[start:end])) if text else "…"
         st.html(f'<div data-stream style="line-height:1.6">{shown}</div>')
