@@ -17,11 +17,13 @@ downloaded here. The rules, each with a test:
 - a blank line, a line that starts a list item, or a line break after end punctuation or a
   colon ends a sentence; other single line breaks are soft wraps inside one sentence;
 - list markers ("- ", "1. ") and surrounding whitespace are not part of a sentence;
+- a markdown table row ("| a | b |") is a line of its own and each of its cells a sentence (a
+  row of dashes is none): a table states one argument a cell;
 - a markdown heading (a line starting "# " to "###### ", or a line wholly in bold) is a
-  sentence of its own, and so is each table row (a table's rule line, "|---|:--:|", is none): a
-  chat model's "### Arguments for" would otherwise open the next sentence ("Arguments for
-  Supporters say ..."). A heading, and a table's header row, is a sentence (`explorer.text.camps`
-  reads the side a heading names) but no claim: `is_heading` tells the claim makers to leave it out.
+  sentence of its own: a chat model's "### Arguments for" would otherwise open the next sentence
+  ("Arguments for Supporters say ..."). A heading, and a cell of a table's header row, is a
+  sentence (`explorer.text.camps` reads the side a heading names) but no claim: `is_heading`
+  tells the claim makers to leave it out.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ _TERMINATOR = regex.compile(
 _UNSPACED_STOPS = frozenset("\u3002\uff01\uff1f")
 _NEWLINES = regex.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)*[ \t]*")
 _LIST_MARKER = regex.compile(r"(?:[-*\u2022\u2023\u25e6\u2013\u2014]|\d{1,3}[.)]|[a-z][.)]|#{1,6})[ \t]+")
-# A markdown heading line, and a table's rule line: no sentence (see the module doc).
+# A markdown heading line, and a table's rule line (see the module doc).
 _HEADING = regex.compile(r"[ \t]{0,3}(?:#{1,6}[ \t]+\S.*|\*\*[^*\n]+\*\*:?|__[^_\n]+__:?)[ \t]*")
 _TABLE_RULE = regex.compile(r"[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?")
 _WORD_AFTER = regex.compile(r"\s*[\"'\u201c\u2018(\[]*(\p{L}[\p{L}\p{M}'\u2019]*)?")
@@ -101,14 +103,13 @@ class Claim:
 
 
 def _strip(text: str, start: int, end: int) -> Span | None:
-    """Shrink `[start, end)` to exclude whitespace, a table row's outer bars and a leading list
-    marker; None if empty."""
-    while start < end and (text[start].isspace() or text[start] == "|"):
+    """Shrink `[start, end)` to exclude whitespace and a leading list marker; None if empty."""
+    while start < end and text[start].isspace():
         start += 1
     marker = _LIST_MARKER.match(text, start, end)
     if marker is not None and marker.end() < end:
         start = marker.end()
-    while end > start and (text[end - 1].isspace() or text[end - 1] == "|"):
+    while end > start and text[end - 1].isspace():
         end -= 1
     return (start, end) if start < end else None
 
@@ -138,12 +139,12 @@ def _line(text: str, start: int) -> str:
 def _is_hard_break(text: str, newline: regex.Match) -> bool:
     if newline.group().count("\n") >= 2:
         return True
+    if text.startswith("|", newline.end()) or _last_visible(text, newline.start()) == "|":
+        return True
     last = _last_visible(text, newline.start())
-    if not last or last in ".!?:\u2026\u3002\uff01\uff1f" or last in "\"'\u201d\u2019)|":
+    if not last or last in ".!?:\u2026\u3002\uff01\uff1f" or last in "\"'\u201d\u2019)":
         return True
     if _HEADING.fullmatch(_line(text, newline.start())) or _HEADING.fullmatch(_line(text, newline.end())):
-        return True
-    if text.startswith("|", newline.end()):  # a table row
         return True
     return _LIST_MARKER.match(text, newline.end()) is not None
 
@@ -189,15 +190,26 @@ def _ends_sentence(text: str, terminator: regex.Match, block_end: int) -> bool:
     return True
 
 
+def _table_cells(text: str, start: int, end: int) -> list[Span]:
+    """The cells of a markdown table row, each stripped; none for a row of dashes."""
+    cells = []
+    for cell in regex.finditer(r"[^|]+", text[start:end]):
+        span = _strip(text, start + cell.start(), start + cell.end())
+        if span is not None and not regex.fullmatch(r"[\s:\-]+", text[span[0] : span[1]]):
+            cells.append(span)
+    return cells
+
+
 def sentence_spans(text: str) -> tuple[Span, ...]:
     """The sentences of `text` as `[start, end)` spans, in order, without surrounding whitespace."""
     spans: list[Span] = []
     for block_start, block_end in _blocks(text):
-        if _TABLE_RULE.fullmatch(text, block_start, block_end):
-            continue
         # A list marker ("2. ") would otherwise read as a one-word sentence.
         while block_start < block_end and text[block_start].isspace():
             block_start += 1
+        if text.startswith("|", block_start):
+            spans += _table_cells(text, block_start, block_end)
+            continue
         marker = _LIST_MARKER.match(text, block_start, block_end)
         if marker is not None:
             block_start = marker.end()
@@ -215,8 +227,8 @@ def sentence_spans(text: str) -> tuple[Span, ...]:
 
 
 def is_heading(text: str, span: Span) -> bool:
-    """Whether the sentence `text[span]` (of `sentence_spans`) is a markdown heading or a table's
-    header row (the row above its rule line), which state nothing."""
+    """Whether the sentence `text[span]` (of `sentence_spans`) is a markdown heading or a cell of
+    a table's header row (the row above its rule line), which state nothing."""
     start = text.rfind("\n", 0, span[0]) + 1  # the heading's own "### ", left out of the sentence
     if _HEADING.fullmatch(text, start, span[1]) is not None:
         return True
@@ -265,6 +277,19 @@ def piece_spans(text: str, segmenter: Segmenter = DEFAULT_SEGMENTER) -> tuple[Sp
         for piece in clause_spans(text, sentence, segmenter, _PIECE_CUT)
         if _content_count(text, piece, segmenter) >= MIN_PIECE_CONTENT_WORDS
     )
+
+
+def candidate_spans(text: str, segmenter: Segmenter = DEFAULT_SEGMENTER) -> tuple[Span, ...]:
+    """Where `text` may state an argument: each of its pieces (`piece_spans`) and each sentence
+    that has more than one, in order. An argument is stated by one clause of a list as often as
+    by a whole sentence ("..., because ..." belongs to the statement before it)."""
+    pieces = piece_spans(text, segmenter)
+    sentences = [
+        s
+        for s in sentence_spans(text)
+        if s not in pieces and _content_count(text, s, segmenter) >= MIN_PIECE_CONTENT_WORDS
+    ]
+    return tuple(sorted(set(pieces) | set(sentences)))
 
 
 def _content_count(text: str, span: Span, segmenter: Segmenter) -> int:

@@ -3,6 +3,7 @@
 import pytest
 
 from explorer.text.claims import (
+    candidate_spans,
     clause_spans,
     is_heading,
     mean_word_scores,
@@ -129,13 +130,42 @@ def test_a_markdown_heading_is_a_sentence_of_its_own_and_no_claim():
         "Supporters say it is fair.",
         "**The case against**",
         "It costs a lot.",
-        "side | point",
-        "con | It costs a lot.",
+        "side",
+        "point",
+        "con",
+        "It costs a lot.",
         "**Pro:** it is **fair** here.",
     ]
-    assert [is_heading(text, span) for span in spans] == [True, True, False, True, False, True, False, False]
+    assert [is_heading(text, span) for span in spans] == [
+        True,
+        True,
+        False,
+        True,
+        False,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
 
 
 def test_plain_prose_has_no_heading():
     text = "Supporters say it is fair.\nCritics disagree: it costs | a lot."
     assert not any(is_heading(text, span) for span in sentence_spans(text))
+
+
+def test_a_markdown_table_row_is_a_line_and_each_cell_a_sentence():
+    text = "Both sides:\n\n| For | Against |\n|---|---|\n| Uniforms cut bullying | Uniforms limit expression |\nDone."
+    cells = [text[s:e] for s, e in sentence_spans(text)]
+    assert cells == ["Both sides:", "For", "Against", "Uniforms cut bullying", "Uniforms limit expression", "Done."]
+
+
+def test_candidates_are_the_pieces_and_every_sentence_of_several_pieces():
+    text = "Supporters say uniforms cut bullying at school, and they save parents money. It depends."
+    found = [text[s:e] for s, e in candidate_spans(text)]
+    assert found == [
+        "Supporters say uniforms cut bullying at school",
+        "Supporters say uniforms cut bullying at school, and they save parents money.",
+        "and they save parents money.",
+    ]
