@@ -15,41 +15,38 @@ from explorer.evaluation.calibration import LIKELY_FROM
 from explorer.evaluation.injection import CAUGHT, ELSEWHERE, MISSED, Catch, Choice
 
 _QUOTE = 110
+_CHOICE_QUOTE = 50  # the line under a button: what it changes, in two lines of a half-width column
 _MARKS = {CAUGHT: ("\u2713", "#166534"), ELSEWHERE: ("\u25d0", "#92400e"), MISSED: ("\u2717", "#991b1b")}
 _UNSURE = ("\u25d0", "#92400e")
 
 
-def _quote(text: str) -> str:
-    short = text if len(text) <= _QUOTE else text[: _QUOTE - 1].rsplit(" ", 1)[0] + "\u2026"
+def _quote(text: str, keep: int = _QUOTE) -> str:
+    short = text if len(text) <= keep else text[: keep - 1].rsplit(" ", 1)[0] + "\u2026"
     return f"\u201c{html.escape(short)}\u201d"
 
 
 def choice_html(example: Example, choice: Choice | None, *, random: bool = False) -> str:
-    """What a synthetic-error button will change, and by which rule."""
+    """What a synthetic-error button will change, and by which rule (in a line, under the button)."""
     if choice is None:
-        return (
-            '<span style="opacity:0.75">Nothing to change here (see the error under the buttons once pressed).</span>'
-        )
+        return '<span style="opacity:0.75">Nothing to change here: the error shows once pressed.</span>'
     name = html.escape(example.perspectives[choice.perspective].name)
     if choice.error_type == "hallucination":
-        what = f"Removes <b>{name} {choice.argument + 1}</b>: {_quote(choice.text)}"
+        what = f"Removes <b>{name} {choice.argument + 1}</b>"
         why = (
-            "a random argument, fixed by the seed (the paper's procedure)"
+            "a random one (the seed's)"
             if random
-            else "of the arguments it may remove, the one the response states most distinctly: "
-            f"{choice.distinct} of the {choice.words} content words of its statement are in no other argument"
+            else f"stated most distinctly: {choice.distinct} of {choice.words} words of its statement its own"
         )
     else:
-        what = f"Adds to <b>{name}</b>: {_quote(choice.text)}"
+        what = f"Adds to <b>{name}</b>"
         why = (
-            "a random unused argument of the topic, fixed by the seed (the paper's procedure)"
+            "a random unused one (the seed's)"
             if random
-            else "of the topic's unused arguments, the one with content no argument gives: "
-            f"{choice.distinct} of its {choice.words} content words appear in neither the response nor the arguments"
+            else f"most content of its own: {choice.distinct} of {choice.words} words new to the example"
         )
     return (
-        f'<div data-choice="{choice.error_type}" style="font-size:0.85em;line-height:1.45">{what}<br>'
-        f'<span style="opacity:0.75">Why this one: {why}.</span></div>'
+        f'<div data-choice="{choice.error_type}" style="font-size:0.85em;line-height:1.4">{what}: '
+        f'{_quote(choice.text, _CHOICE_QUOTE)} <span style="opacity:0.7">({why})</span></div>'
     )
 
 

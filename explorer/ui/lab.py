@@ -178,12 +178,18 @@ def edit_controls(example: Example) -> None:
         ]
     )
     with paper:
-        st.caption(
-            "Chang et al. 2024, §4.2: remove a given argument the response states (a hallucination), or add an "
-            "unused argument of the topic (a coverage error). Each button says below it what it will change."
-        )
         rule, seed_column = st.columns([3, 1])
-        chosen = rule.radio("Which argument", RULES, horizontal=True, key=state.LAB_RULE)
+        chosen = rule.radio(
+            "Which argument",
+            RULES,
+            horizontal=True,
+            key=state.LAB_RULE,
+            help="Chang et al. 2024, §4.2: a synthetic hallucination removes a given argument the response states; "
+            "a synthetic coverage error adds an unused argument of the topic. The clearest demonstration removes the "
+            "argument the response states most distinctly (the most words of its statement in no other argument) "
+            "and adds the unused argument with the most content neither the response nor the arguments use; the "
+            "paper takes one at random. The line under each button says what it will change.",
+        )
         at_random = chosen == RULES[1]
         if at_random:
             seed_column.number_input("Seed", min_value=0, value=0, step=1, key=state.LAB_SEED)

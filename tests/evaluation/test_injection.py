@@ -34,7 +34,7 @@ def test_a_hallucination_removes_the_argument_the_response_states_most_distinctl
     choice = injection.removal(EXAMPLE)
     assert (choice.perspective, choice.argument) == (0, 1) and (choice.distinct, choice.words) == (4, 4)
     html = choice_html(EXAMPLE, choice)
-    assert "Removes <b>pro 2</b>" in html and "4 of the 4 content words" in html
+    assert "Removes <b>pro 2</b>" in html and "4 of 4 words of its statement its own" in html
 
 
 def test_a_coverage_error_adds_the_argument_with_content_nothing_in_the_example_gives():

@@ -113,7 +113,7 @@ def test_1_the_labs_buttons_say_what_they_change_and_whether_the_verdict_caught_
     said = page.locator("[data-choice=hallucination]")
     assert in_viewport(page.get_by_role("button", name="Make a synthetic hallucination"))
     named = re.match(r"Removes (\w+ \d+): “(.{20})", said.inner_text())
-    assert named and "Why this one" in said.inner_text()
+    assert named and "stated most distinctly" in said.inner_text()
     make(page, "hallucination")
     # The edit removed what the line under the button named.
     assert page.get_by_text(re.compile(rf"^Edits: synthetic hallucination: removed {named.group(1)}: ")).count() == 1
