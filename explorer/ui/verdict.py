@@ -68,8 +68,13 @@ def show_verdict(
         st.warning(f"No verdict: {title} cannot score this example ({judge}).")
         return None, None
     found = verdict.verdicts(example, judge)
-    read = account_for(example, results, judge, found)
-    st.html(verdict_html(example, found, title, links=detectors.VERDICT_DETECTOR in results, accounts=read))
+    links = detectors.VERDICT_DETECTOR in results
+    # Drawn at once, then again with the claim view's reading: where that needs its detector run
+    # (no result keeps its alignment), the verdict does not wait for it.
+    line = st.empty()
+    line.html(verdict_html(example, found, title, links=links))
+    if (read := account_for(example, results, judge, found)) is not None:
+        line.html(verdict_html(example, found, title, links=links, accounts=read))
     st.session_state[VERDICT_SHOWN_FOR] = example.content_hash()
     for component, reason in (LEFT_OUT.of(judge) or {}).items():
         st.caption(
