@@ -59,6 +59,7 @@ MAX_GPUS_PER_WORKER = 16
 MAX_VARIANTS = 100
 MAX_RETRIES = 10  # a server's failed connections, time-outs, 408, 409, 429 and 5xx
 MAX_TIMEOUT = 3_600  # seconds to connect to a server, and to wait for each piece of its answer
+MAX_DEADLINE = 86_400  # seconds for a server's whole answer
 
 THREADS = bounded(int, 1, MAX_THREADS)
 SEED = bounded(int, 0, MAX_SEED)
@@ -78,6 +79,7 @@ GPUS_PER_WORKER = bounded(float, 0, MAX_GPUS_PER_WORKER, open_low=True)
 VARIANTS = bounded(int, 1, MAX_VARIANTS)
 RETRIES = bounded(int, 0, MAX_RETRIES)
 TIMEOUT = bounded(float, 0, MAX_TIMEOUT, open_low=True)
+DEADLINE = bounded(float, 0, MAX_DEADLINE, open_low=True)
 
 
 class _WarningLine(logging.Handler):

@@ -69,6 +69,7 @@ def run_generate(args: argparse.Namespace) -> int:
         api_key_env=args.api_key_env or "",
         timeout=args.timeout,
         retries=args.retries,
+        deadline=args.deadline,
         adapter=args.adapter,
         guard=not args.no_guard,
     )
@@ -98,8 +99,14 @@ def given_adapter(args: argparse.Namespace) -> Path | None:
     return None if args.adapter in ADAPTER_CHOICES else Path(args.adapter)
 
 
+def local_model(args: argparse.Namespace) -> Path | None:
+    """The model folder or file `--model` names when the model runs here; with `--base-url` it is
+    the server's name for its model, not a path."""
+    return Path(args.model) if args.model and args.base_url is None else None
+
+
 def add_generate_parser(commands) -> None:
-    from explorer.generation.server import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+    from explorer.generation.server import DEFAULT_DEADLINE, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 
     generate = commands.add_parser(
         "generate",
@@ -150,6 +157,12 @@ def add_generate_parser(commands) -> None:
         help=f"seconds to wait to connect and for each piece of an answer (default {DEFAULT_TIMEOUT:g})",
     )
     server.add_argument(
+        "--deadline",
+        type=console.DEADLINE,
+        default=DEFAULT_DEADLINE,
+        help=f"seconds for a whole answer, all tries together (default {DEFAULT_DEADLINE:g})",
+    )
+    server.add_argument(
         "--retries",
         type=console.RETRIES,
         default=DEFAULT_RETRIES,
@@ -158,7 +171,10 @@ def add_generate_parser(commands) -> None:
     )
     generate.add_argument("--quiet", action="store_true", help="no progress bar")
     generate.set_defaults(run=run_generate)
-    declare(generate, Files(inputs=("input", "model"), also_read=lambda args: [given_adapter(args)], output="out"))
+    declare(
+        generate,
+        Files(inputs=("input",), also_read=lambda args: [given_adapter(args), local_model(args)], output="out"),
+    )
 
 
 def run_train_generator(args: argparse.Namespace) -> int:

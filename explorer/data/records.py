@@ -7,6 +7,9 @@ a name is called "perspective N" (N its position), or "perspective N (2)" when t
 names another perspective so. An example holds at most `MAX_CHARACTERS` characters of text
 (query, perspective names, arguments and response together): beyond that the word maps and
 alignments take memory out of proportion, and a record that big is almost always a mistake.
+The query, the arguments and the response hold no run of more than `MAX_UNSPACED_RUN` characters
+without a space (a run of dots, one endless "word"): every detector reads text as words, and
+such a run is thousands of word pieces that are no words at all.
 Reading files (with the line of each problem) lives in `explorer.data.jsonl`.
 """
 
@@ -20,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import regex
+
 from explorer.data.example import (
     AMBIGUOUS_TYPES,
     KINDS,
@@ -30,12 +35,19 @@ from explorer.data.example import (
     Span,
     UncoveredArgument,
 )
+from explorer.text.words import UNSPACED_SCRIPTS
 
 _TOP_LEVEL_FIELDS = ("id", "topic", "query", "perspectives", "response", "labels", "split")
 
 # 100,000 characters is about 15,000 words, tens of times the responses of the paper's data;
 # `bench/example_size.py` measures time and memory up to it.
 MAX_CHARACTERS = 100_000
+# Characters between two spaces or line breaks; scripts written without spaces (Chinese,
+# Japanese: a word a character) do not count. A URL rarely passes a few hundred characters; a
+# 20,000-character run of dots held a worker 5 to 13 minutes before the taggers read it in full
+# windows (issue 51), and still costs as much as a whole 100,000-character answer.
+MAX_UNSPACED_RUN = 1_000
+_UNSPACED_RUN = regex.compile(rf"[^\s{UNSPACED_SCRIPTS}]{{{MAX_UNSPACED_RUN + 1},}}")
 
 
 _LABEL_FIELDS = (
@@ -119,6 +131,16 @@ class _RecordReader:
             )
         return surrogate is None
 
+    def spaced(self, value: str | None, where: str) -> None:
+        run = _UNSPACED_RUN.search(value) if value is not None else None
+        if run:
+            self.problem(
+                where,
+                f"characters {run.start():,}-{run.end():,} are {len(run.group()):,} characters without a space or "
+                f"line break; the limit is {MAX_UNSPACED_RUN:,}, since the detectors read text as words: break the "
+                "run up or leave it out",
+            )
+
     def boolean(self, record: Mapping, key: str, where: str) -> bool | None:
         value = record.get(key)
         if value is not None and not isinstance(value, bool):
@@ -193,6 +215,7 @@ class _RecordReader:
                 elif not argument.strip():
                     self.problem(f"{where}.arguments[{a}]", "must not be empty")
                 elif self.unicode(argument, f"{where}.arguments[{a}]"):
+                    self.spaced(argument, f"{where}.arguments[{a}]")
                     texts.append(argument)
             perspectives.append(Perspective(name, tuple(texts)))
         return tuple(perspectives)
@@ -326,6 +349,8 @@ def parse_example(record: Any, *, line: int | None = None, default_id: str | Non
     example_id = reader.text(record, "id", "id", required=True)
     query = reader.text(record, "query", "query", required=True)
     response = reader.text(record, "response", "response", required=True)
+    reader.spaced(query, "query")
+    reader.spaced(response, "response")
     perspectives = reader.perspectives(record)
     labels = reader.labels(record, response, perspectives)
     topic = reader.text(record, "topic", "topic", required=False)
