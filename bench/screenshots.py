@@ -46,8 +46,20 @@ from tests.pages.browser import (  # noqa: E402
     serve,
     settle,
 )
-from tests.pages.test_browser_issue48 import MARKDOWN  # noqa: E402
-from tests.pages.test_browser_issue48 import PRIMARIES as ACCOUNT
+from tests.pages.test_browser_issue48 import PRIMARIES as ACCOUNT  # noqa: E402
+
+# A chat model's answer in markdown, with a sentence no argument supports.
+MARKDOWN = {
+    "query": "Should city centres be car-free?",
+    "perspectives": [
+        {"name": "pro", "arguments": ["Car-free centres have cleaner air.", "Streets without cars are safer."]},
+        {"name": "con", "arguments": ["Shops lose customers who drive.", "Deliveries become slower and dearer."]},
+    ],
+    "response": "**Short version:** it depends on the city.\n\n### Arguments for\n- Car-free centres have "
+    "**cleaner air**.\n- Streets without cars are safer for children.\n\n### Arguments against\n"
+    "| concern | why |\n|---|---|\n| shops | they lose customers who drive |\n| deliveries | slower and dearer |"
+    "\n\nOslo removed all cars from its centre in 2019 and saw shop sales rise by a third.",
+}
 
 VERDICT_DONE = "() => document.querySelectorAll('[data-error-type]:not([data-pending]) [data-verdict]').length >= 2"
 
@@ -122,7 +134,7 @@ def inspect_states(page, shots: Shots) -> None:
     settle(page)
     page.locator("[data-accounts]").evaluate("e => e.scrollIntoView({block: 'center'})")
     shots.take(page, "inspect-account")
-    page.locator(".st-key-inspect-paste_more input").click()
+    page.locator(".st-key-inspect-paste_more input").press_sequentially("pasted")  # typed: a click may not open it
     page.get_by_role("option", name=re.compile(re.escape(MARKDOWN["query"]))).click()
     heading(page, MARKDOWN["query"]).wait_for()
     page.locator("[data-markdown] [data-score]").first.wait_for()
