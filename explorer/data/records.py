@@ -87,6 +87,11 @@ class InvalidExample(ValueError):
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
+def _shown(key: str) -> str:
+    """A key as a field name in a message, a lone surrogate in it escaped (`\\ud800`)."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"
@@ -140,6 +145,22 @@ class _RecordReader:
                 f"line break; the limit is {MAX_UNSPACED_RUN:,}, since the detectors read text as words: break the "
                 "run up or leave it out",
             )
+
+    def unknown_fields(self, record: Mapping, known: tuple[str, ...], prefix: str = "") -> None:
+        """A lone surrogate anywhere in the fields kept as they are (their keys and values,
+        nested), which every writer of the example would otherwise fail to encode at the end."""
+        # Depth-first in the record's order, without recursion: nesting may be as deep as json reads.
+        stack = [(f"{prefix}{_shown(key)}", key, value) for key, value in record.items() if key not in known][::-1]
+        while stack:
+            where, key, value = stack.pop()
+            if isinstance(key, str) and not self.unicode(key, f"{where} (the key)"):
+                continue
+            if isinstance(value, str):
+                self.unicode(value, where)
+            elif isinstance(value, dict):
+                stack += [(f"{where}.{_shown(k)}", k, v) for k, v in value.items()][::-1]
+            elif isinstance(value, list):
+                stack += [(f"{where}[{i}]", None, v) for i, v in enumerate(value)][::-1]
 
     def boolean(self, record: Mapping, key: str, where: str) -> bool | None:
         value = record.get(key)
@@ -355,6 +376,9 @@ def parse_example(record: Any, *, line: int | None = None, default_id: str | Non
     labels = reader.labels(record, response, perspectives)
     topic = reader.text(record, "topic", "topic", required=False)
     split = reader.choice(record, "split", "split", SPLITS)
+    reader.unknown_fields(record, _TOP_LEVEL_FIELDS)
+    if isinstance(record.get("labels"), dict):
+        reader.unknown_fields(record["labels"], _LABEL_FIELDS, "labels.")
     texts = [query, response, *(p.name for p in perspectives), *(a for p in perspectives for a in p.arguments)]
     size = sum(len(text) for text in texts if text is not None)
     if size > MAX_CHARACTERS:

@@ -261,6 +261,20 @@ _SPECS = (
         'far more...) and a hedge it drops ("will" where the argument says "may"). English word lists.',
     ),
     DetectorSpec(
+        "polarity",
+        "Polarity check (tuned matcher)",
+        "explorer.detectors.polarity:PolarityDetector",
+        response_word_meaning="its claim's similarity to the argument it turns, on the words that turn it (a "
+        "negation one of the two lacks, an opposite word)",
+        argument_word_meaning="the same score, on an argument the response states with its meaning turned",
+        cost=FAST,
+        details=(details.ALIGNMENT,),
+        summary="Misstatement by polarity: a given argument stated with a negation it lacks or an opposite word "
+        '("decreases" for "increasing", "minority" for "majority", "less" for "more"), two turns cancelling '
+        '("does not respect" for "violates"). For each claim that states an argument (tuned matcher), the words '
+        "that turn it. English word lists; swapped roles are not seen.",
+    ),
+    DetectorSpec(
         "matching",
         "Matching check (tuned matcher)",
         "explorer.detectors.matching:MatchingDetector",

@@ -67,15 +67,17 @@ def load_generator(backend: Backend) -> Generator:
 def _in_process(model: str, adapter: str, guard: bool) -> Generator:
     from explorer.generation.npov import NpovGenerator, find_adapter
     from explorer.models.language_model import load_language_model
+    from explorer.models.trained import ADAPTER_FILE
 
+    given = None if adapter in (AUTO, NONE) else Path(adapter)
+    if given is not None and not given.is_dir():
+        raise ValueError(f"adapter {given} is not a folder")
+    if given is not None and not (given / ADAPTER_FILE).is_file():  # checked before the model loads
+        raise ValueError(
+            f"adapter {given} holds no {ADAPTER_FILE}: adapters are read as safetensors only "
+            "(a pickled adapter_model.bin could run code when loaded)"
+        )
     language_model = load_language_model(model or None)
-    if adapter == NONE:
-        chosen = None
-    elif adapter == AUTO:
-        chosen = find_adapter(language_model.identity)
-    else:
-        chosen = Path(adapter)
-        if not chosen.is_dir():
-            raise ValueError(f"adapter {chosen} is not a folder")
+    chosen = find_adapter(language_model.identity) if adapter == AUTO else given
     # The adapters restate their input, which is what the guard's test of "stated" relies on.
     return NpovGenerator(language_model, chosen, guard=guard and chosen is not None)
