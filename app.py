@@ -8,9 +8,9 @@ from explorer.ui.frame import ICON, TITLE
 st.set_page_config(page_title=TITLE, page_icon=ICON, layout="wide")
 navigation = st.navigation(
     [
-        st.Page("pages/inspect.py", title="Inspect", icon="🔎", default=True),
-        st.Page("pages/dataset.py", title="Browse a test set", icon="📊"),
-        st.Page("pages/lab.py", title="Error-injection lab", icon="🧪"),
+        st.Page("app_pages/inspect.py", title="Inspect", icon="🔎", default=True),
+        st.Page("app_pages/dataset.py", title="Browse a test set", icon="📊"),
+        st.Page("app_pages/lab.py", title="Error-injection lab", icon="🧪"),
     ]
 )
 navigation.run()

@@ -4,6 +4,7 @@
                                 [--checkout PATH]   # whose app; given twice (--checkout ../main-wt --checkout .),
                                                     # before and after in one run, their visits alternated
                                 [--fresh]           # first visits on new servers instead
+                                [--generate]        # Generate's first words on Inspect, on a new server
                                 [--returning]       # new sessions in a browser that has the app's scripts cached
 
 Starts the real app on a free port with its own result cache, opens every page once to fill
@@ -28,7 +29,15 @@ printed per page:
 
 - Inspect: from navigation to the first example's verdict (both error types, no "scoring…");
 - dataset: from navigation to the bundled sample's AUC table complete (no "scoring, n of N", no
-  progress bar): seconds with the shipped scores, minutes where the detectors must score it.
+  progress bar): seconds with the shipped scores, minutes where the detectors must score it;
+
+and, before it, the first paint (the page's title on screen).
+
+With `--generate`, Inspect is opened `--repeats` times on a server of its own (the packaged
+model, loaded in the background once the page is drawn unless `EXPLORER_PRELOAD_GENERATOR=0`),
+and two figures are printed: from a click on Generate as soon as the verdict shows to the first
+words of the answer on screen (the model may still be loading), and, after Cancel, from a second
+click to its first words (the model loaded).
 
 The machine may be shared: the load average before and after is printed with the figures.
 The browser is Debian's chromium (`CHROMIUM`, default /usr/bin/chromium) driven by Playwright.
@@ -93,11 +102,12 @@ FRESH_DONE = {
 }
 
 
-def fresh_visit(browser, checkout: Path, page_name: str, viewport: dict) -> float:
-    """Seconds from navigation to `FRESH_DONE` on a server just started with an empty result
-    cache; infinite when that takes longer than `WAIT_MS`."""
+def fresh_visit(browser, checkout: Path, page_name: str, viewport: dict) -> tuple[float, float]:
+    """Seconds from navigation to the page's title and to `FRESH_DONE` on a server just started
+    with an empty result cache; infinite when that takes longer than `WAIT_MS`."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    title = PAGES[page_name][0]
     with tempfile.TemporaryDirectory() as folder, serve(Path(folder), checkout) as url:
         context = browser.new_context(viewport=viewport)
         context.set_default_timeout(WAIT_MS)
@@ -105,13 +115,55 @@ def fresh_visit(browser, checkout: Path, page_name: str, viewport: dict) -> floa
         started = time.perf_counter()
         tab.goto(url if page_name == "inspect" else f"{url}/{page_name}", wait_until="commit")
         try:
+            tab.locator("[data-testid=stHeading]", has_text=title).first.wait_for()
+            first_paint = time.perf_counter() - started
             tab.wait_for_function(FRESH_DONE[page_name], polling=100)
             settle(tab)
         except PlaywrightTimeout:
-            return math.inf
+            return math.inf, math.inf
         finally:
             context.close()
-        return time.perf_counter() - started
+        return first_paint, time.perf_counter() - started
+
+
+FIRST_WORDS = (
+    "() => (document.querySelector('.st-key-inspect-stream [data-stream]')?.innerText || '').replace('…', '').trim()"
+)
+
+
+def generate_visit(browser, checkout: Path, viewport: dict) -> tuple[float, float]:
+    """Seconds from a Generate click to the answer's first words on screen: the first click as
+    soon as the verdict shows, then (after Cancel) a second one."""
+    with tempfile.TemporaryDirectory() as folder, serve(Path(folder), checkout) as url:
+        context = browser.new_context(viewport=viewport)
+        context.set_default_timeout(WAIT_MS)
+        tab = context.new_page()
+        tab.goto(url)
+        tab.wait_for_function(FRESH_DONE["inspect"], polling=100)
+        figures = []
+        for _ in range(2):
+            settle(tab)
+            started = time.perf_counter()
+            tab.get_by_role("button", name="Generate").click()
+            tab.wait_for_function(FIRST_WORDS, polling=50)
+            figures.append(time.perf_counter() - started)
+            tab.get_by_role("button", name="Cancel").click()
+            tab.get_by_text("Cancelled: the response is as it was.").wait_for()
+        context.close()
+        return figures[0], figures[1]
+
+
+def generate_figures(checkouts: list[Path], viewport: dict, repeats: int) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        for checkout in checkouts:
+            runs = [generate_visit(browser, checkout, viewport) for _ in range(repeats)]
+            for index, what in enumerate(("as soon as the verdict shows", "the model loaded")):
+                shown = ", ".join(f"{run[index]:.1f}" for run in sorted(runs, key=lambda run: run[index]))
+                print(f"{checkout} Generate's first words, {what}, s: {shown} (load average {os.getloadavg()})")
+        browser.close()
 
 
 def fresh_figures(checkouts: list[Path], pages: list[str], viewport: dict, repeats: int) -> None:
@@ -125,10 +177,12 @@ def fresh_figures(checkouts: list[Path], pages: list[str], viewport: dict, repea
                 for checkout in checkouts:  # alternated, so that a burst of load hits each alike
                     runs[checkout].append(fresh_visit(browser, checkout, page_name, viewport))
             what = "first verdict" if page_name == "inspect" else "AUC table complete"
-            for checkout, seconds in runs.items():
-                shown = ", ".join(f"{r:.1f}" if r < math.inf else f"over {WAIT_MS / 1000:.0f}" for r in sorted(seconds))
-                # The load moves a lot on a shared machine: it is printed with each figure.
-                print(f"{checkout} {page_name}: {what} on a fresh server, s: {shown} (load average {os.getloadavg()})")
+            for checkout, found in runs.items():
+                for index, name in enumerate(("first paint", what)):
+                    seconds = sorted(run[index] for run in found)
+                    shown = ", ".join(f"{r:.1f}" if r < math.inf else f"over {WAIT_MS / 1000:.0f}" for r in seconds)
+                    # The load moves a lot on a shared machine: it is printed with each figure.
+                    print(f"{checkout} {page_name}: {name} on a fresh server, s: {shown} (load {os.getloadavg()})")
         browser.close()
 
 
@@ -152,6 +206,7 @@ def main(argv=None) -> int:
         "server and their visits alternate, so that before and after meet the same load",
     )
     parser.add_argument("--fresh", action="store_true", help="first visits, each on a new server (Inspect, dataset)")
+    parser.add_argument("--generate", action="store_true", help="Generate's first words, each on a new server")
     parser.add_argument(
         "--returning", action="store_true", help="each session a new tab of one browser context (its cache warm)"
     )
@@ -164,6 +219,9 @@ def main(argv=None) -> int:
     print(f"apps of {', '.join(map(str, checkouts))}; load average before: {os.getloadavg()}")
     if args.fresh:
         fresh_figures(checkouts, pages, viewport, args.repeats)
+        return 0
+    if args.generate:
+        generate_figures(checkouts, viewport, args.repeats)
         return 0
     with contextlib.ExitStack() as stack, sync_playwright() as playwright:
         urls = {}

@@ -10,10 +10,14 @@ screen shows (not the whole page) as `<page>[-<state>]-<W>x<H>.png`, reduced to 
   walk only, both sizes taken at once; skipped with a note when the verdict came first);
 - inspect: the first screen, the verdict; inspect-paste and inspect-edit: "Paste JSON" and
   "Edit the example" opened; inspect-claims: the claim view with its coverage matrix opened;
+  inspect-markdown: two records pasted at once, the second a markdown answer, drawn as markdown
+  with its highlights; inspect-account: an answer where the verdict and the claim view differ,
+  the claim view's "why" in view;
 - dataset: Browse a test set on the bundled sample (Evaluation); dataset-failures: ROUGE-1's
   failures on coverage errors; inspect-from-failures: a missed error opened in Inspect (gold overlay,
   "Back to the failures"); dataset-examples, dataset-summaries, dataset-export: the other tabs;
-- lab: the Error-injection lab; lab-after: after "Make a synthetic hallucination".
+- lab: the Error-injection lab; lab-after: after "Make a synthetic hallucination", the verdict
+  before and after and whether it caught the error in view.
 
 Prints each file written and the load average (a loaded machine only slows the walk).
 """
@@ -21,6 +25,7 @@ Prints each file written and the load average (a loaded machine only slows the w
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -29,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from explorer.ui.state import FIRST_SAMPLE  # noqa: E402
 from tests.pages.browser import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -36,9 +42,24 @@ from tests.pages.browser import (  # noqa: E402
     TIMEOUT_MS,
     heading,
     open_dataset_page,
+    paste_text,
     serve,
     settle,
 )
+from tests.pages.test_browser_issue48 import PRIMARIES as ACCOUNT  # noqa: E402
+
+# A chat model's answer in markdown, with a sentence no argument supports.
+MARKDOWN = {
+    "query": "Should city centres be car-free?",
+    "perspectives": [
+        {"name": "pro", "arguments": ["Car-free centres have cleaner air.", "Streets without cars are safer."]},
+        {"name": "con", "arguments": ["Shops lose customers who drive.", "Deliveries become slower and dearer."]},
+    ],
+    "response": "**Short version:** it depends on the city.\n\n### Arguments for\n- Car-free centres have "
+    "**cleaner air**.\n- Streets without cars are safer for children.\n\n### Arguments against\n"
+    "| concern | why |\n|---|---|\n| shops | they lose customers who drive |\n| deliveries | slower and dearer |"
+    "\n\nOslo removed all cars from its centre in 2019 and saw shop sales rise by a third.",
+}
 
 VERDICT_DONE = "() => document.querySelectorAll('[data-error-type]:not([data-pending]) [data-verdict]').length >= 2"
 
@@ -107,6 +128,24 @@ def inspect_states(page, shots: Shots) -> None:
     shots.take(page, "inspect-claims")
     matrix.locator("summary").click()  # closed again: the next walk starts as a user would
     settle(page)
+    paste_text(page, json.dumps(ACCOUNT) + "\n" + json.dumps(MARKDOWN))
+    heading(page, ACCOUNT["query"]).wait_for()
+    page.locator("[data-claim]").first.wait_for()
+    settle(page)
+    page.locator("[data-accounts]").evaluate("e => e.scrollIntoView({block: 'center'})")
+    shots.take(page, "inspect-account")
+    page.locator(".st-key-inspect-paste_more input").press_sequentially("pasted")  # typed: a click may not open it
+    page.get_by_role("option", name=re.compile(re.escape(MARKDOWN["query"]))).click()
+    heading(page, MARKDOWN["query"]).wait_for()
+    page.locator("[data-markdown] [data-score]").first.wait_for()
+    settle(page)
+    page.locator("[data-markdown]").first.evaluate("e => e.scrollIntoView({block: 'center'})")
+    shots.take(page, "inspect-markdown")
+    expander(page, "Paste JSON").locator("summary").click()
+    page.locator(".st-key-inspect-sample input").press_sequentially(FIRST_SAMPLE)  # back to where a visit starts
+    page.get_by_role("option", name=re.compile(re.escape(FIRST_SAMPLE))).first.click()
+    page.wait_for_function(VERDICT_DONE, polling=100)
+    settle(page)
     page.evaluate("window.scrollTo(0, 0)")
 
 
@@ -159,8 +198,10 @@ def lab_states(page, shots: Shots) -> None:
     shots.take(page, "lab")
     page.get_by_role("button", name="Make a synthetic hallucination").click()
     page.get_by_text(re.compile("synthetic hallucination: removed")).first.wait_for()
+    page.locator("[data-catches]").wait_for()
     page.locator("[data-score]").first.wait_for()
     settle(page)
+    page.locator("[data-catches]").evaluate("e => e.scrollIntoView({block: 'center'})")
     shots.take(page, "lab-after")
     nav(page, "Inspect")
     page.wait_for_function(VERDICT_DONE, polling=100)

@@ -9,6 +9,7 @@ inside the package under `resources/` and are found through `importlib.resources
 | `EXPLORER_CACHE_DIR` | result cache and classifiers the user trained | `~/.cache/rag-error-explorer` |
 | `EXPLORER_MODEL_CACHE` | language models converted from GGUF | `<cache>/models` under the home folder |
 | `EXPLORER_SHARED_DATA` | third-party reference data (ArgKP, Perspectrum) | `../shared/data` beside the checkout |
+| `EXPLORER_PRELOAD_GENERATOR` | `0`: Inspect does not load the in-process generator before Generate is pressed | `1` |
 
 The generation servers the app offers its visitors, and their keys, are the operator's: they
 come from Streamlit's secrets (`[generation]` in `.streamlit/secrets.toml`), read by
@@ -39,6 +40,12 @@ def shipped_weights(detector_name: str) -> Path:
 def cache_dir() -> Path:
     configured = os.environ.get("EXPLORER_CACHE_DIR")
     return Path(configured) if configured else Path.home() / ".cache" / APP_NAME
+
+
+def preload_generator() -> bool:
+    """Whether Inspect loads the in-process generator in the background (about 700 MB of memory),
+    so that Generate writes at once; the tests turn it off."""
+    return os.environ.get("EXPLORER_PRELOAD_GENERATOR", "1") != "0"
 
 
 def model_cache_dir() -> Path:

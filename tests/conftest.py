@@ -32,9 +32,11 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture(autouse=True, scope="session")
 def isolated_session_cache(tmp_path_factory):
     """No test reads or writes the user's result cache, module-scoped app fixtures included
-    (they are set up before any function-scoped fixture)."""
+    (they are set up before any function-scoped fixture); and no app a test runs loads the
+    generator before its Generate is pressed (700 MB and a core for seconds, in every process)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("EXPLORER_CACHE_DIR", str(tmp_path_factory.mktemp("session-cache")))
+        patch.setenv("EXPLORER_PRELOAD_GENERATOR", "0")
         yield
 
 

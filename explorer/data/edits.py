@@ -66,17 +66,61 @@ def edit_response(example: Example, response: str) -> Example:
     return synthetic.with_verbalizations(example.replace(response=response, labels=Labels()), None)
 
 
-def apply_synthetic(example: Example, error_type: str, pool: synthetic.SparePool, seed: int = 0) -> Example:
-    """The paper's synthetic procedure for one error type; ValueError when it cannot apply."""
+def apply_synthetic(
+    example: Example,
+    error_type: str,
+    pool: synthetic.SparePool,
+    seed: int = 0,
+    choice: tuple[int, int] | tuple[int, str] | None = None,
+) -> Example:
+    """The paper's synthetic procedure for one error type (the argument `choice` names, else a
+    seeded random one); ValueError when it cannot apply. The errors the example's labels already
+    record stay recorded (`_with_earlier_errors`): a coverage error made after a hallucination
+    leaves an example with both."""
     if error_type == "hallucination":
-        made = synthetic.make_hallucination(example, seed)
+        made = synthetic.make_hallucination(example, seed, choice)
         reason = "every perspective has a single argument, and none may be removed"
     else:
-        made = synthetic.make_coverage_error(example, pool, seed)
+        made = synthetic.make_coverage_error(example, pool, seed, choice)
         reason = f"no unused argument is known for the topic {synthetic.topic_key(example)!r}"
     if made is None:
         raise ValueError(f"no synthetic {error_type} error can be made: {reason}")
-    return made
+    return _with_earlier_errors(example, made)
+
+
+def _with_earlier_errors(before: Example, made: Example) -> Example:
+    """`made`'s labels plus the errors `before`'s labels recorded, which one synthetic edit leaves
+    true: the response is unchanged, so a hallucinated span stays hallucinated, and an uncovered
+    argument stays uncovered (renumbered past an argument added or removed before it; gone if
+    it was the argument removed)."""
+    earlier, labels = before.labels, made.labels
+    if not (earlier.hallucination or earlier.coverage_error):
+        return made
+    removed = added = None
+    change = made.extra[synthetic.PROVENANCE]
+    if "removed" in change:
+        removed = (change["removed"]["perspective"], change["removed"]["argument"])
+    else:
+        added = (change["added"]["perspective"], change["added"]["argument"])
+    uncovered = []
+    for entry in earlier.uncovered:
+        p, a = entry.perspective, entry.argument
+        if removed is not None and p == removed[0]:
+            if a == removed[1]:
+                continue
+            a -= a > removed[1]
+        if added is not None and p == added[0] and a >= added[1]:
+            a += 1
+        uncovered.append(dataclasses.replace(entry, perspective=p, argument=a))
+    merged = dataclasses.replace(
+        labels,
+        hallucination=bool(labels.hallucination or earlier.hallucination),
+        # an unnamed uncovered argument stays; a named one only if it was not the one removed
+        coverage_error=bool(labels.coverage_error or (earlier.coverage_error and (uncovered or not earlier.uncovered))),
+        hallucinated_spans=tuple(sorted({*earlier.hallucinated_spans, *labels.hallucinated_spans})),
+        uncovered=(*uncovered, *labels.uncovered),
+    )
+    return made.replace(labels=merged)
 
 
 def argument_changes(before: Example, after: Example) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:

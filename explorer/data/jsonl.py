@@ -24,6 +24,7 @@ kept. A RefChecker record without an id is named `line-N` (N its line), or
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
 import re
@@ -262,6 +263,40 @@ def parse_jsonl(source: str | bytes | Path) -> LoadResult:
     if gzipped:
         result.layout += ", gzipped"
     return result
+
+
+def pasted_id(record: Any) -> str:
+    """The id of a pasted record that has none, from its content: an id only names the example
+    (in links and reports), so one derived from the text will do."""
+    encoded = json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    return f"pasted-{hashlib.sha1(encoded).hexdigest()[:8]}"
+
+
+def parse_text(text: str) -> LoadResult:
+    """Records pasted as text: JSON Lines, a JSON array, or JSON values one after another (also
+    several on one line, as a paste of two records may put them); of the two readings, the one
+    that keeps more examples. Every bad record is reported, as `parse_jsonl` does; a record
+    without an id is named by `pasted_id`."""
+    data = text.encode("utf-8")
+    readings = []
+    for layout, entries in ((JSON_LINES, _lines(data)), (PRETTY_JSON, _document(data))):
+        named = [
+            (line, {"id": pasted_id(record), **record} if isinstance(record, dict) and "id" not in record else record)
+            for line, record in entries
+        ]
+        reading = LoadResult(examples=[], errors=[], layout=layout)
+        _add_examples(named, reading)
+        readings.append(reading)
+    # Ties: the reading that could decode more of the text (two records on one line are records,
+    # not "extra data"), then the one with fewer problems.
+    return max(
+        readings,
+        key=lambda reading: (
+            len(reading.examples),
+            -sum(e.message.startswith("invalid JSON") for e in reading.errors),
+            -len(reading.errors),
+        ),
+    )
 
 
 def _read(data: bytes, layout: str) -> LoadResult:

@@ -29,14 +29,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 from explorer.config import RESOURCES
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES, is_ambiguous
 from explorer.detectors.base import DetectorResult
 from explorer.files import write_text
-from explorer.training.data import roc_auc
 
 CALIBRATION_FILE = RESOURCES / "calibration.json"
 LIKELY, UNCLEAR, UNLIKELY = "likely", "unclear", "unlikely"
@@ -114,6 +112,12 @@ def fit(labels: Sequence[bool], scores: Sequence[float]) -> Calibration:
     x = np.asarray(scores, dtype=float)
     if y.all() or not y.any():
         raise ValueError(f"calibration needs errors and error-free examples, got {int(y.sum())} and {int((~y).sum())}")
+    # Imported here: scikit-learn takes seconds to import, and only fitting needs it (the app's
+    # first page waited for it before drawing anything).
+    from sklearn.linear_model import LogisticRegression
+
+    from explorer.training.data import roc_auc
+
     mean = float(x.mean())
     scale = float(x.std()) or 1.0
     model = LogisticRegression().fit(((x - mean) / scale)[:, None], y)

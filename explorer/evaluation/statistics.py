@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
-from sklearn.metrics import roc_curve
 
 from explorer.training.data import roc_auc
 
@@ -27,6 +26,8 @@ class RocCurve:
 
 
 def roc(labels: Sequence[bool], scores: Sequence[float]) -> RocCurve:
+    from sklearn.metrics import roc_curve  # here: importing scikit-learn delayed the app's first page
+
     fpr, tpr, thresholds = roc_curve(np.asarray(labels, dtype=bool), np.asarray(scores, dtype=float))
     return RocCurve(fpr, tpr, thresholds, roc_auc(labels, scores))
 

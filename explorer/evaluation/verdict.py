@@ -25,7 +25,7 @@ from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import DetectorResult
 from explorer.evaluation.calibration import Calibration, Calibrations, shipped
-from explorer.text.claims import split_sentences
+from explorer.text.claims import is_heading, split_sentences
 from explorer.text.words import DEFAULT_SEGMENTER
 
 # Where a quote may cut a sentence into clauses: after a comma, semicolon, colon or dash, and
@@ -119,6 +119,8 @@ def worst_sentence(example: Example, result: DetectorResult) -> Piece | None:
     """The response sentence with the highest word score (ties: highest mean); None without scored words."""
     best, best_rank = None, (-1.0, -1.0)
     for sentence in split_sentences(example.response):
+        if is_heading(example.response, sentence.span):
+            continue  # states nothing: never the sentence responsible
         inside = [w.score for w in result.response_words if sentence.start <= w.start and w.end <= sentence.end]
         rank = _rank(inside)
         if inside and rank > best_rank:

@@ -22,6 +22,7 @@ class BackgroundGeneration:
     def __init__(self, example: Example, backend: Backend, settings: GenerationSettings, executor: Executor):
         self.example, self.backend, self.settings = example, backend, settings
         self.started = time.monotonic()
+        self.writing_since: float | None = None  # set once the generator is loaded and writes
         self._parts: list[str] = []
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
@@ -32,6 +33,7 @@ class BackgroundGeneration:
         if self._cancelled.is_set():  # cancelled while it waited for the thread
             return None
         generator = load_generator(self.backend)
+        self.writing_since = time.monotonic()
         response = generator.generate(self.example, self.settings, on_text=self._add, cancelled=self._cancelled.is_set)
         self.echoed_key = getattr(generator, "echoed_key", False)  # a server sent the key back (masked)
         return with_generated_response(self.example, response, generator.generated_by, self.settings)

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import re
 
-import torch
-
 from explorer.generation.coverage_guard import NUDGE
 
 AUXILIARIES = frozenset({"is", "are", "was", "were", "should", "must", "can", "could", "will", "would", "may", "might"})
@@ -42,6 +40,8 @@ def fronted_auxiliary(question: str) -> tuple[str, list[str]] | None:
 def likeliest_statement(model, tokenizer, auxiliary: str, words: list[str]) -> tuple[list[str], int]:
     """The statement's words and the auxiliary's index in them: of the auxiliary after each of
     the first words, the sentence to which `model` gives the highest log-likelihood."""
+    import torch  # here: Inspect imports this module (for its errors) before any model is needed
+
     candidates = [words[:k] + [auxiliary] + words[k:] for k in range(1, len(words))]
     sentences = [f"The question is whether {' '.join(c)}." for c in candidates]
     rows = [tokenizer(sentence, add_special_tokens=False)["input_ids"] for sentence in sentences]

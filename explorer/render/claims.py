@@ -30,6 +30,7 @@ from explorer.detectors.ops.assessment import (
     Flag,
 )
 from explorer.evaluation.trust import TrustMetrics
+from explorer.render import markdown
 from explorer.render.claim_figures import FLAG_COLORS, argument_label, claim_label
 from explorer.render.highlights import score_color
 from explorer.text.words import DEFAULT_SEGMENTER
@@ -51,28 +52,43 @@ def _pill(text: str, color: str, background: str) -> str:
 
 
 def response_claims_html(example: Example, assessment: Assessment) -> str:
-    """The response with every claim tinted by its verdict and labelled C1, C2, ..."""
+    """The response with every claim tinted by its verdict and labelled C1, C2, ... (drawn as
+    markdown where the response is written in it, `explorer.render.markdown`)."""
     alignment, settings = assessment.alignment, assessment.settings
     verdicts, support = assessment.verdicts(), assessment.support
-    parts, cursor = [], 0
-    for claim, verdict in zip(alignment.claims, verdicts):
-        parts.append(html.escape(example.response[cursor : claim.start]))
-        color, background, _ = VERDICT_STYLES[verdict]
-        tip = (
-            f"{claim_label(claim.index)}: {verdict}"
-            if verdict == FRAMING
-            else f"{claim_label(claim.index)}: {verdict}, support {support[claim.index]:.2f} "
-            f"(supported at \u2265 {settings.match:.2f})"
-        )
-        parts.append(
-            f'<span style="background:{background};border-bottom:2px solid {color};border-radius:3px" '
-            f'title="{html.escape(tip)}" data-claim="{claim.index}" data-verdict="{verdict}">'
-            f'<sup style="color:{color};font-weight:600">{claim_label(claim.index)}</sup>'
-            f"{html.escape(claim.text)}</span>"
-        )
-        cursor = claim.end
-    parts.append(html.escape(example.response[cursor:]))
-    return f'<div style="white-space:pre-wrap;line-height:2">{"".join(parts)}</div>'
+    response = example.response
+
+    def stretch(start: int, end: int) -> str:
+        parts, cursor = [], start
+        for claim, verdict in zip(alignment.claims, verdicts):
+            left, right = max(claim.start, start), min(claim.end, end)
+            if left >= right:
+                continue
+            parts.append(html.escape(response[cursor:left]))
+            color, background, _ = VERDICT_STYLES[verdict]
+            tip = (
+                f"{claim_label(claim.index)}: {verdict}"
+                if verdict == FRAMING
+                else f"{claim_label(claim.index)}: {verdict}, support {support[claim.index]:.2f} "
+                f"(supported at \u2265 {settings.match:.2f})"
+            )
+            label = (
+                f'<sup style="color:{color};font-weight:600">{claim_label(claim.index)}</sup>'
+                if left == claim.start
+                else ""
+            )
+            parts.append(
+                f'<span style="background:{background};border-bottom:2px solid {color};border-radius:3px" '
+                f'title="{html.escape(tip)}" data-claim="{claim.index}" data-verdict="{verdict}">'
+                f"{label}{html.escape(response[left:right])}</span>"
+            )
+            cursor = right
+        parts.append(html.escape(response[cursor:end]))
+        return "".join(parts)
+
+    if markdown.is_markdown(response):
+        return f'<div data-markdown="1" style="line-height:2">{markdown.render(response, stretch)}</div>'
+    return f'<div style="white-space:pre-wrap;line-height:2">{stretch(0, len(response))}</div>'
 
 
 def argument_evidence_html(argument: str, start: int, end: int, claim_text: str) -> str:

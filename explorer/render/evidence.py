@@ -17,7 +17,8 @@ TOWARD_NO_ERROR = "rgba(22,163,74,0.75)"
 EXPLANATION = (
     "Each bar is how far one component's score moves the stacked detector's log-odds of an error: "
     "right (red) toward an error, left (green) away from it, measured from that score's average on "
-    "the training data. The pushes and a constant add up to the log-odds of P(error)."
+    "the training data. The pushes and a constant add up to the log-odds of the detector's score; the verdict "
+    "reads that score through its calibration, and the P(error) it shows is that calibrated one."
 )
 
 
@@ -35,9 +36,15 @@ def _push_bar(push: float, widest: float) -> str:
     )
 
 
-def verdict_evidence_html(evidence: Mapping[str, Mapping], titles: Mapping[str, str]) -> str:
+def verdict_evidence_html(
+    evidence: Mapping[str, Mapping],
+    titles: Mapping[str, str],
+    probabilities: Mapping[str, float | None] | None = None,
+) -> str:
     """One block per error type: a row per feature (component title, which of its scores, its
-    value, its push as a bar and a signed number), largest push first. `titles` names the components."""
+    value, its push as a bar and a signed number), largest push first. `titles` names the
+    components; `probabilities` are the verdict's calibrated P(error) per error type, named under
+    the score they come from (the score is the head's own logistic output, not a second P(error))."""
     pushes = [
         abs(f["push"]) for error_type in ERROR_TYPES if error_type in evidence for f in evidence[error_type]["features"]
     ]
@@ -59,9 +66,11 @@ def verdict_evidence_html(evidence: Mapping[str, Mapping], titles: Mapping[str, 
                 f'<span style="text-align:right">{feature["push"]:+.2f}</span></div>'
             )
         logit = evidence[error_type]["intercept"] + sum(feature["push"] for feature in evidence[error_type]["features"])
+        calibrated = (probabilities or {}).get(error_type)
+        reading = f"; the verdict's P(error) {calibrated:.2f}" if calibrated is not None else ""
         rows.append(
             f'<div style="opacity:0.75">constant {evidence[error_type]["intercept"]:+.2f}; log-odds {logit:+.2f}, '
-            f"P(error) {1 / (1 + math.exp(-logit)):.2f}</div>"
+            f"score {1 / (1 + math.exp(-logit)):.2f}{reading}</div>"
         )
         heading = f"<b>{ERROR_TITLES[error_type]}</b>"
         blocks.append(

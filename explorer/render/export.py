@@ -29,10 +29,12 @@ from explorer.detectors.details import ALIGNMENT, EVIDENCE
 from explorer.detectors.ops import word_links
 from explorer.detectors.semantic import assessment_of
 from explorer.evaluation import verdict
+from explorer.evaluation.accounts import account
 from explorer.evaluation.calibration import shipped
 from explorer.evaluation.claim_level import aligned_by, claim_view_assessment, claim_view_choice
 from explorer.evaluation.report import detector_title
 from explorer.render import claims, highlights
+from explorer.render.accounts import accounts_html
 from explorer.render.evidence import EXPLANATION, verdict_evidence_html
 from explorer.render.verdict import highlight_marks, scores_html, verdict_html
 from explorer.text.claims import mean_word_scores
@@ -170,9 +172,9 @@ def _sentence_map_html(example: Example, result: DetectorResult) -> str:
     )
 
 
-def _claims_section(example: Example, results: Mapping[str, DetectorResult]) -> list[str]:
+def _claims_section(example: Example, results: Mapping[str, DetectorResult], differ: str = "") -> list[str]:
     """The claim view as on Inspect, when a result keeps its alignment; else a shown detector's
-    alignment read with the settings it was scored with."""
+    alignment read with the settings it was scored with. `differ`: where it and the verdict differ."""
     assessment = claim_view_assessment(example, results)
     source = claim_view_choice().detector
     if assessment is None:
@@ -189,6 +191,7 @@ def _claims_section(example: Example, results: Mapping[str, DetectorResult]) -> 
     }
     return [
         "<h2>Claims</h2>",
+        differ,
         claims.claim_verdict_html(assessment),
         '<div class="columns"><div><h3>Response by claim</h3>',
         claims.response_claims_html(example, assessment),
@@ -228,19 +231,25 @@ def example_fragment(
         parts.append("<ol>" + "".join(f"<li>{html.escape(change)}</li>" for change in changes) + "</ol>")
     judge = results.get(detectors.VERDICT_DETECTOR)
     found = verdict.verdicts(example, judge) if judge is not None else None
+    assessment = claim_view_assessment(example, results)
+    read = account(example, found, judge, assessment) if found is not None and assessment is not None else None
     if found is not None:
-        parts += ["<h2>Verdict</h2>", verdict_html(example, found, titles[judge.detector])]
+        parts += ["<h2>Verdict</h2>", verdict_html(example, found, titles[judge.detector], accounts=read)]
         if (evidence := EVIDENCE.of(judge)) is not None:
             parts += [
                 "<h3>What the verdict rests on</h3>",
                 f"<p>{html.escape(EXPLANATION)}</p>",
-                verdict_evidence_html(evidence, {name: detector_title(name) for name in detectors.names()}),
+                verdict_evidence_html(
+                    evidence,
+                    {name: detector_title(name) for name in detectors.names()},
+                    {error_type: v.probability for error_type, v in found.items()},
+                ),
             ]
     if results:
         parts += ["<h2>Scores</h2>", scores_html(results, verdict.thresholds(results), titles)]
     else:
         parts.append("<p>No detector results.</p>")
-    parts += _claims_section(example, results)
+    parts += _claims_section(example, results, accounts_html(example, read, titles[judge.detector]) if read else "")
     marks = highlight_marks(found)
     for detector_name, result in results.items():
         response_meaning, argument_meaning = _word_meanings(detector_name)

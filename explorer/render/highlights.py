@@ -16,6 +16,7 @@ from plotly.colors import sample_colorscale, unlabel_rgb
 
 from explorer.data.example import Example, Span
 from explorer.detectors.base import DetectorResult
+from explorer.render import markdown
 
 # One sequential scale for every detector and both error types, so highlights compare at a
 # glance. It stops at red-orange (YlOrRd's darkest reds hide dark text).
@@ -49,22 +50,25 @@ def _cuts(text: str, words: Sequence[WordSpan], gold: Sequence[Span], mark: Mark
     return sorted(p for p in points if 0 <= p <= len(text))
 
 
-def highlight(
-    text: str, words: Sequence[WordSpan], *, gold: Sequence[Span] = (), meaning: str = "", mark: Mark | None = None
+def _stretch_html(
+    text: str,
+    start: int,
+    end: int,
+    ordered: Sequence[WordSpan],
+    cuts: Sequence[int],
+    gold: Sequence[Span],
+    meaning: str,
+    mark: Mark | None,
 ) -> str:
-    """`text` as escaped HTML, each scored word shaded by its score, gold spans underlined.
-
-    `words` are `(start, end, score)` character spans; hovering a word shows its score and
-    `meaning` (what a score of 1 says for this detector and side). `mark` outlines a stretch
-    and gives it an HTML id, the target of a link (e.g. from the verdict).
-    """
-    ordered = sorted(words)
-    starts = [start for start, _, _ in ordered]
+    """`text[start:end]` as escaped HTML: scored words shaded, gold spans underlined, and the part
+    inside `mark` outlined (its HTML id where the mark starts)."""
+    starts = [word_start for word_start, _, _ in ordered]
+    inside = [start] + [cut for cut in cuts[bisect.bisect_right(cuts, start) :] if cut < end] + [end]
     parts = []
-    cuts = _cuts(text, words, gold, mark)
-    for left, right in zip(cuts, cuts[1:]):
-        if mark is not None and left == mark[0]:
-            parts.append(f'<span id="{html.escape(mark[2])}" style="{MARK_STYLE}">')
+    for left, right in zip(inside, inside[1:]):
+        if mark is not None and left == max(mark[0], start) and left < mark[1]:
+            anchor = f' id="{html.escape(mark[2])}"' if left == mark[0] else ""
+            parts.append(f'<span{anchor} style="{MARK_STYLE}">')
         piece = html.escape(text[left:right])
         index = bisect.bisect_right(starts, left) - 1
         word = ordered[index] if index >= 0 and right <= ordered[index][1] else None
@@ -72,12 +76,12 @@ def highlight(
         style = []
         attributes = ""
         if word is not None:
-            start, end, score = word
+            word_start, word_end, score = word
             style.append(f"background:{score_color(score)}")
             style.append("border-bottom:1px dotted rgba(128,128,128,0.8)")
             if score >= _DARK_TEXT_FROM:
                 style.append("color:#111")
-            tip = f"{text[start:end]}: {score:.2f}" + (f" ({meaning})" if meaning else "")
+            tip = f"{text[word_start:word_end]}: {score:.2f}" + (f" ({meaning})" if meaning else "")
             attributes = f' title="{html.escape(tip)}" data-score="{score:.4f}"'
         if in_gold:
             style.append("text-decoration:underline 2px #2563eb")
@@ -87,9 +91,36 @@ def highlight(
             parts.append(f'<span style="{";".join(style)}"{attributes}>{piece}</span>')
         else:
             parts.append(piece)
-        if mark is not None and right == mark[1]:
+        if mark is not None and right == min(mark[1], end) and right > mark[0]:
             parts.append("</span>")
-    return f'<div style="white-space:pre-wrap;line-height:1.9">{"".join(parts)}</div>'
+    return "".join(parts)
+
+
+def highlight(
+    text: str,
+    words: Sequence[WordSpan],
+    *,
+    gold: Sequence[Span] = (),
+    meaning: str = "",
+    mark: Mark | None = None,
+    as_markdown: bool = False,
+) -> str:
+    """`text` as escaped HTML, each scored word shaded by its score, gold spans underlined.
+
+    `words` are `(start, end, score)` character spans; hovering a word shows its score and
+    `meaning` (what a score of 1 says for this detector and side). `mark` outlines a stretch
+    and gives it an HTML id, the target of a link (e.g. from the verdict). With `as_markdown`, a
+    text written in markdown is drawn as such (`explorer.render.markdown`), its words shaded alike.
+    """
+    ordered = sorted(words)
+    cuts = _cuts(text, words, gold, mark)
+
+    def stretch(start: int, end: int) -> str:
+        return _stretch_html(text, start, end, ordered, cuts, gold, meaning, mark)
+
+    if as_markdown and markdown.is_markdown(text):
+        return f'<div data-markdown="1" style="line-height:1.9">{markdown.render(text, stretch)}</div>'
+    return f'<div style="white-space:pre-wrap;line-height:1.9">{stretch(0, len(text))}</div>'
 
 
 def response_html(
@@ -97,7 +128,7 @@ def response_html(
 ) -> str:
     words = [(w.start, w.end, w.score) for w in result.response_words]
     gold = example.labels.hallucinated_spans if show_gold else ()
-    return highlight(example.response, words, gold=gold, meaning=meaning, mark=mark)
+    return highlight(example.response, words, gold=gold, meaning=meaning, mark=mark, as_markdown=True)
 
 
 def _gold_argument_spans(example: Example, perspective: int, argument: int) -> tuple[Span, ...]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
 from explorer.detectors.base import DetectorResult
+from explorer.evaluation.accounts import Account
 from explorer.evaluation.calibration import (
     LIKELY,
     LIKELY_FROM,
@@ -22,6 +23,7 @@ from explorer.evaluation.calibration import (
     shipped,
 )
 from explorer.evaluation.verdict import Piece, Verdict
+from explorer.render.accounts import account_line_html
 
 VERDICT_STYLES = {  # text color, background
     LIKELY: ("#991b1b", "rgba(239,68,68,0.16)"),
@@ -98,22 +100,41 @@ def _piece_name(example: Example, verdict: Verdict) -> str:
     return f"{example.perspectives[piece.perspective].name} argument {piece.argument + 1}"
 
 
-def against_threshold(score: float, calibration: Calibration | None) -> str:
-    """E.g. "0.62 ≥ threshold 0.44 (P(error) 0.81)" in words a reader of any detector can compare."""
+def band_words(probability: float) -> str:
+    """Where a P(error) falls among the verdict's bands, e.g. "unclear: 0.30 to 0.70"."""
+    if probability >= LIKELY_FROM:
+        return f"likely: {LIKELY_FROM:.2f} or more"
+    if probability < UNLIKELY_BELOW:
+        return f"unlikely: below {UNLIKELY_BELOW:.2f}"
+    return f"unclear: {UNLIKELY_BELOW:.2f} to {LIKELY_FROM:.2f}"
+
+
+def calibrated_words(score: float, calibration: Calibration | None) -> str:
+    """E.g. "score 0.57 · P(error) 0.56 (unclear: 0.30 to 0.70)": the score, its one calibrated
+    P(error), and the band of the verdict that P(error) falls in. The threshold (P(error) = 0.5)
+    is the bar's tick and the dataset page's starting point; written here beside an "unclear"
+    verdict, "≥ threshold" read as a contradiction."""
     if calibration is None:
-        return f"{score:.2f} (no threshold for this model or version)"
+        return f"score {score:.2f} (no calibration for this model or version)"
     if calibration.near_chance:
-        return f"{score:.2f} (near chance on its calibration data, dev ROC AUC {calibration.auc:.2f}: no threshold)"
+        auc = calibration.auc
+        return f"score {score:.2f} (near chance on its calibration data, dev ROC AUC {auc:.2f}: no P(error))"
     if not calibration.informative:
-        return f"{score:.2f} (did not rank dev errors higher: no threshold)"
-    relation = "≥" if score >= calibration.threshold else "<"
+        return f"score {score:.2f} (did not rank dev errors higher: no P(error))"
     probability = calibration.probability(score)
-    return f"{score:.2f} {relation} threshold {calibration.threshold:.2f} · P(error) {probability:.2f}"
+    return f"score {score:.2f} · P(error) {probability:.2f} ({band_words(probability)})"
 
 
-def verdict_html(example: Example, verdicts: Mapping[str, Verdict], detector_title: str, *, links: bool = True) -> str:
+def verdict_html(
+    example: Example,
+    verdicts: Mapping[str, Verdict],
+    detector_title: str,
+    *,
+    links: bool = True,
+    accounts: Mapping[str, Account] | None = None,
+) -> str:
     """One line per error type: the verdict, the piece responsible (a link to it when `links`),
-    and the detector's score against its threshold."""
+    the detector's score and P(error), and what the claim view says of the same piece (`accounts`)."""
     rows = []
     for error_type in ERROR_TYPES:
         verdict = verdicts[error_type]
@@ -128,26 +149,34 @@ def verdict_html(example: Example, verdicts: Mapping[str, Verdict], detector_tit
                 else quoted
             )
             where = f'<span style="opacity:0.75">{html.escape(label)}:</span> {target}'
+        account = (accounts or {}).get(error_type)
+        reading = f"<br>{account_line_html(example, account)}" if account is not None else ""
         rows.append(
             f'<div data-error-type="{error_type}" style="display:grid;grid-template-columns:10.5em 6.5em 1fr;'
             'gap:0.6em;align-items:baseline;margin:0.25em 0">'
             f"<b>{ERROR_TITLES[error_type]}</b>{pill(verdict.verdict)}"
             f"<span>{where}"
             f'<br><span style="opacity:0.7;font-size:0.85em">{html.escape(detector_title)} '
-            f"{html.escape(against_threshold(verdict.score, verdict.calibration))}</span></span></div>"
+            f"{html.escape(calibrated_words(verdict.score, verdict.calibration))}</span>{reading}</span></div>"
         )
     return f'<div style="line-height:1.5">{"".join(rows)}</div>'
 
 
+def _side(verdict: Verdict) -> str:
+    probability = verdict.probability
+    figure = f"P(error) {probability:.2f}" if probability is not None else f"score {verdict.score:.2f}"
+    return f"{pill(verdict.verdict)} {figure}"
+
+
 def verdict_change_html(before: Mapping[str, Verdict], after: Mapping[str, Verdict], detector_title: str) -> str:
-    """The verdict on each error type before and after an edit: pill and score on each side."""
+    """The verdict on each error type before and after an edit: pill and P(error) on each side."""
     rows = "".join(
         f'<div data-verdict-change="{error_type}" style="display:grid;grid-template-columns:10.5em auto 2em auto;'
         'gap:0.5em;align-items:baseline;margin:0.2em 0">'
         f"<b>{ERROR_TITLES[error_type]}</b>"
-        f'<span data-side="before">{pill(before[error_type].verdict)} {before[error_type].score:.2f}</span>'
+        f'<span data-side="before">{_side(before[error_type])}</span>'
         '<span style="text-align:center">→</span>'
-        f'<span data-side="after">{pill(after[error_type].verdict)} {after[error_type].score:.2f}</span></div>'
+        f'<span data-side="after">{_side(after[error_type])}</span></div>'
         for error_type in ERROR_TYPES
     )
     note = f"the verdict of {html.escape(detector_title)}, before → after the edits"
@@ -219,7 +248,7 @@ def scores_html(
             score = result.score(error_type)
             calibration = calibrations.get(name, {}).get(error_type)
             verdict = calibration.verdict(score) if calibration is not None else None
-            detail = html.escape(against_threshold(score, calibration))
+            detail = html.escape(calibrated_words(score, calibration))
             extra = ""
             if error_type == "coverage" and len(result.per_perspective) > 1:
                 extra = "<br>" + " · ".join(f"{html.escape(p)} {v:.2f}" for p, v in result.per_perspective.items())

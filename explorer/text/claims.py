@@ -18,7 +18,12 @@ downloaded here. The rules, each with a test:
   colon ends a sentence; other single line breaks are soft wraps inside one sentence;
 - list markers ("- ", "1. ") and surrounding whitespace are not part of a sentence;
 - a markdown table row ("| a | b |") is a line of its own and each of its cells a sentence (a
-  row of dashes is none): a table states one argument a cell.
+  row of dashes is none): a table states one argument a cell;
+- a markdown heading (a line starting "# " to "###### ", or a line wholly in bold) is a
+  sentence of its own: a chat model's "### Arguments for" would otherwise open the next sentence
+  ("Arguments for Supporters say ..."). A heading, and a cell of a table's header row, is a
+  sentence (`explorer.text.camps` reads the side a heading names) but no claim: `is_heading`
+  tells the claim makers to leave it out.
 """
 
 from __future__ import annotations
@@ -59,6 +64,9 @@ _TERMINATOR = regex.compile(
 _UNSPACED_STOPS = frozenset("\u3002\uff01\uff1f")
 _NEWLINES = regex.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)*[ \t]*")
 _LIST_MARKER = regex.compile(r"(?:[-*\u2022\u2023\u25e6\u2013\u2014]|\d{1,3}[.)]|[a-z][.)]|#{1,6})[ \t]+")
+# A markdown heading line, and a table's rule line (see the module doc).
+_HEADING = regex.compile(r"[ \t]{0,3}(?:#{1,6}[ \t]+\S.*|\*\*[^*\n]+\*\*:?|__[^_\n]+__:?)[ \t]*")
+_TABLE_RULE = regex.compile(r"[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?")
 _WORD_AFTER = regex.compile(r"\s*[\"'\u201c\u2018(\[]*(\p{L}[\p{L}\p{M}'\u2019]*)?")
 # Where a sentence may be cut into clauses: a semicolon, or a comma before a conjunction that
 # commonly joins two arguments. Only candidates: `explorer.detectors.ops.alignment` decides.
@@ -122,6 +130,12 @@ def _word_before(text: str, end: int) -> str:
     return text[start:end]
 
 
+def _line(text: str, start: int) -> str:
+    """The line of `text` that holds `start` (from its start to its line break)."""
+    end = text.find("\n", start)
+    return text[text.rfind("\n", 0, start) + 1 : end if end >= 0 else len(text)].rstrip("\r")
+
+
 def _is_hard_break(text: str, newline: regex.Match) -> bool:
     if newline.group().count("\n") >= 2:
         return True
@@ -129,6 +143,8 @@ def _is_hard_break(text: str, newline: regex.Match) -> bool:
         return True
     last = _last_visible(text, newline.start())
     if not last or last in ".!?:\u2026\u3002\uff01\uff1f" or last in "\"'\u201d\u2019)":
+        return True
+    if _HEADING.fullmatch(_line(text, newline.start())) or _HEADING.fullmatch(_line(text, newline.end())):
         return True
     return _LIST_MARKER.match(text, newline.end()) is not None
 
@@ -208,6 +224,16 @@ def sentence_spans(text: str) -> tuple[Span, ...]:
         if span is not None:
             spans.append(span)
     return tuple(spans)
+
+
+def is_heading(text: str, span: Span) -> bool:
+    """Whether the sentence `text[span]` (of `sentence_spans`) is a markdown heading or a cell of
+    a table's header row (the row above its rule line), which state nothing."""
+    start = text.rfind("\n", 0, span[0]) + 1  # the heading's own "### ", left out of the sentence
+    if _HEADING.fullmatch(text, start, span[1]) is not None:
+        return True
+    after = text.find("\n", span[1])
+    return after >= 0 and text.startswith("|", start) and _TABLE_RULE.fullmatch(_line(text, after + 1)) is not None
 
 
 def clause_spans(

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sklearn.metrics import roc_auc_score
 
 from explorer.data.edits import with_argument_orders
 from explorer.data.example import Example
@@ -135,6 +134,8 @@ def torch_training(settings: Any, losses: Sequence[tuple[int, float]], kept_step
 
 def roc_auc(labels: Sequence[bool], scores: Sequence[float]) -> float:
     """Area under the ROC curve (scikit-learn); ties count one half, as in Mann-Whitney U."""
+    from sklearn.metrics import roc_auc_score  # here: importing scikit-learn delayed the app's first page
+
     return float(roc_auc_score(np.asarray(labels, dtype=bool), np.asarray(scores, dtype=float)))
 
 

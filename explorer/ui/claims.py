@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 
 import streamlit as st
 
@@ -10,8 +11,10 @@ from explorer import detectors
 from explorer.data.example import Example
 from explorer.detectors import DetectorResult
 from explorer.detectors.ops.assessment import Assessment
+from explorer.evaluation.accounts import Account
 from explorer.evaluation.claim_level import aligned_by, claim_view_assessment, claim_view_choice
 from explorer.render import claim_figures, claims
+from explorer.render.accounts import accounts_html
 from explorer.scoring.runner import score_example
 from explorer.text.claims import mean_word_scores
 from explorer.ui import state
@@ -48,7 +51,10 @@ def show_matrix(example: Example, assessment: Assessment) -> None:
     )
 
 
-def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> None:
+def show_claim_view(
+    example: Example, results: dict[str, DetectorResult], read: Mapping[str, Account] | None = None
+) -> None:
+    """The claim view, headed by where it and the verdict differ on the same text (`read`)."""
     st.subheader("Claims", anchor=False)
     choice = claim_view_choice()
     title = detectors.spec(choice.detector).title
@@ -66,6 +72,8 @@ def show_claim_view(example: Example, results: dict[str, DetectorResult]) -> Non
         f"\u2265 {settings.repetition:.2f} between claims, chosen on the sample data's train split "
         "(the Perspectrum set has no restatements)."
     )
+    if read and (differ := accounts_html(example, read, detectors.spec(detectors.VERDICT_DETECTOR).title)):
+        st.html(differ)
     st.html(claims.claim_verdict_html(assessment))
     # Right under the claim verdict, full width, and built only when opened: the matrix is the only
     # plotly figure Inspect draws with the default detectors, and plotly's 4.7 MB script (fetched and

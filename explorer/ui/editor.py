@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import streamlit as st
 
 from explorer.data.example import Example, Labels, Perspective
-from explorer.data.jsonl import FormatError, InvalidExample, loads, parse_example, validate
+from explorer.data.jsonl import FormatError, InvalidExample, loads, parse_example, parse_text, pasted_id, validate
 from explorer.data.samples import picker_label
 from explorer.ui.state import FIRST_SAMPLE, sample_examples
 from explorer.ui.text import literal
@@ -87,38 +87,68 @@ def example_editor(prefix: str, initial: Example) -> tuple[Example, list[FormatE
 
 
 def paste_box(prefix: str) -> None:
-    """A text box for one JSON record (native or RefChecker format) loaded into the editor."""
+    """A text box for one JSON record (native or RefChecker format) loaded into the editor; several
+    records (JSON Lines, an array, or one after another) load the first and offer the rest."""
     state = st.session_state
 
     def load() -> None:
         text = state[_k(prefix, "paste")].strip()
+        state[_k(prefix, "paste_rest")] = []
         try:
             record = loads(text)
-            if isinstance(record, dict) and "id" not in record:
-                # An id only names the example (in links, reports): one derived from the text will do.
-                record = {"id": f"pasted-{hashlib.sha1(text.encode('utf-8')).hexdigest()[:8]}", **record}
-            example = parse_example(record)
+            if isinstance(record, dict):
+                example = parse_example({"id": pasted_id(record), **record} if "id" not in record else record)
+                state[_k(prefix, "paste_errors")] = []
+                load_into_editor(prefix, example)
+                return
         except json.JSONDecodeError as error:
-            state[_k(prefix, "paste_errors")] = [
-                f"invalid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
-            ]
-            return
+            if error.msg != "Extra data":
+                state[_k(prefix, "paste_errors")] = [
+                    f"invalid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+                ]
+                return
         except InvalidExample as invalid:
             state[_k(prefix, "paste_errors")] = [str(e) for e in invalid.errors]
             return
-        state[_k(prefix, "paste_errors")] = []
-        load_into_editor(prefix, example)
+        several = parse_text(text)  # several records, or an array
+        # Line numbers say which record; in a paste of one line they say nothing.
+        state[_k(prefix, "paste_errors")] = [
+            str(replace(e, line=None) if "\n" not in text else e) for e in several.errors
+        ]
+        if several.examples:
+            load_into_editor(prefix, several.examples[0])
+            state[_k(prefix, "paste_rest")] = several.examples[1:]
 
     st.text_area(
         "One example as JSON",
         key=_k(prefix, "paste"),
         height=150,
         placeholder='{"query": "...", "perspectives": [{"name": "pro", "arguments": ["..."]}], "response": "..."}'
-        '   or   {"question": "...", "response": "...", "reference": ["..."]}   ("id" optional)',
+        '   or   {"question": "...", "response": "...", "reference": ["..."]}   ("id" optional; several records: '
+        "one a line)",
     )
     st.button("Load JSON", key=_k(prefix, "paste_load"), on_click=load)
-    for message in state.get(_k(prefix, "paste_errors"), []):
+    problems = state.get(_k(prefix, "paste_errors"), [])
+    for message in problems:
         st.error(literal(message))
+    rest: list[Example] = state.get(_k(prefix, "paste_rest"), [])
+    if problems and not rest:
+        st.caption("Nothing new was loaded: the example below is the one shown before.")
+    if rest:
+        by_id = {example.id: example for example in rest}
+        st.selectbox(
+            f"{len(rest)} more {'record' if len(rest) == 1 else 'records'} from the paste (the first is loaded)",
+            list(by_id),
+            index=None,
+            placeholder="Load another record…",
+            format_func=lambda example_id: f"{example_id} · {by_id[example_id].query[:80]}",
+            key=_k(prefix, "paste_more"),
+            on_change=lambda: (
+                load_into_editor(prefix, by_id[state[_k(prefix, "paste_more")]])
+                if state[_k(prefix, "paste_more")]
+                else None
+            ),
+        )
 
 
 def first_sample(samples: Sequence[Example]) -> Example | None:

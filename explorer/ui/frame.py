@@ -1,10 +1,13 @@
 """The frame every page shares: page settings and the sidebar (detectors, language model).
 
-Each page calls `page_frame()` first. Under the router (`app.py`'s `st.navigation`) that is the
-usual case; but Streamlit also serves the `pages/` folder as old-style pages until some session
-has run `st.navigation`, so on a freshly started server a page's direct URL runs the page
-without the router. Calling the frame from the page gives both paths the same frame; the router
-does not draw it again.
+Each page calls `page_frame()` first; the router (`app.py`'s `st.navigation`) draws nothing
+itself. The pages live in `app_pages/`, not `pages/`: Streamlit serves a folder named `pages/`
+as old-style pages until some session has run `st.navigation`, so on a fresh server the first
+visitor saw the file names ("app / dataset / inspect / lab") in the sidebar for seconds.
+
+A page then draws its title before it imports the modules that load models' libraries (torch,
+scikit-learn, plotly: seconds on a fresh server, once per process), inside `loading()`, so the
+first visitor sees the page and a spinner instead of a blank screen.
 """
 
 from __future__ import annotations
@@ -15,6 +18,10 @@ from explorer.ui import state
 
 TITLE = "RAG Error Explorer"
 ICON = "🔎"
+WHAT_IT_DOES = (
+    "Flags **hallucinations** (claims no given argument supports) and **coverage errors** (given arguments "
+    "left out) in a chatbot's answer."
+)
 # Streamlit's default top padding (6rem) pushes the verdict off a 800 px high screen.
 COMPACT = "<style>[data-testid=stMainBlockContainer] { padding-top: 2.5rem; }</style>"
 
@@ -27,3 +34,8 @@ def page_frame(page: str = "") -> None:
     session[state.PAGE_BEFORE], session[state.PAGE_NOW] = session.get(state.PAGE_NOW), page
     st.html(COMPACT)  # only a style: Streamlit applies it without drawing an element
     state.sidebar()
+
+
+def loading():
+    """A spinner for the page's imports (instant after a process's first visit)."""
+    return st.spinner("Loading the detectors…", show_time=True)

@@ -16,21 +16,25 @@ which stays in this session's memory: not in the URL, a share link, a log, the c
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 
 import streamlit as st
 
+from explorer.config import preload_generator
 from explorer.data.example import Example
 from explorer.data.records import FormatError
 from explorer.generation import background
-from explorer.generation.backends import Backend
+from explorer.generation.backends import Backend, load_generator
 from explorer.generation.background import BackgroundGeneration
 from explorer.generation.base import GENERATED_BY, GenerationSettings
 from explorer.generation.npov import ContextTooLongError
 from explorer.generation.server import ServerError
 from explorer.generation.servers import SECTION, ServerConfigError, free_form_allowed, operator_servers
 from explorer.models.language_model import InvalidModelError
+from explorer.render import markdown
 from explorer.ui import editor, state
 from explorer.ui.text import literal
 
@@ -230,12 +234,34 @@ def show_progress() -> None:
         {"error": st.error, "info": st.info, "success": st.success}[kind](literal(message))
 
 
+@st.cache_resource(show_spinner=False)
+def _loading(backend: Backend) -> Future:
+    return state.get_generation_threads().submit(load_generator, backend)
+
+
+def preload(backend: Backend | None) -> None:
+    """Load the chosen in-process generator on a generation thread, once per process, so that
+    Generate writes its first words at once instead of after the model's load (seconds; on a
+    busy machine a minute). A load that fails is not reported here: Generate reports it. Off
+    with `EXPLORER_PRELOAD_GENERATOR=0`."""
+    if backend is not None and not backend.on_server and preload_generator():
+        _loading(backend)
+
+
 @st.fragment(run_every=0.5)
 def _stream(run: BackgroundGeneration) -> None:
-    """The text so far, redrawn twice a second; the whole page reruns once the work is done."""
+    """The text so far as markdown (the answer's headers and bullets as they will show), redrawn
+    twice a second; the whole page reruns once the work is done."""
     if run.finished:
         st.rerun()
-    waited = time.monotonic() - run.started
+    now = time.monotonic()
     with st.container(key=state.INSPECT_STREAM, border=True):
-        st.caption(f"Writing the answer… {waited:.0f} s")
-        st.text(run.text or " ")
+        if run.writing_since is None:
+            st.caption(f"Loading the model (once per server)… {now - run.started:.0f} s")
+            return
+        st.caption(f"Writing the answer… {now - run.writing_since:.0f} s")
+        # A bold phrase still being written ("**Short") is closed for the moment, not shown as typed.
+        text = run.text.rstrip()
+        text += "**" if text.count("**") % 2 else ""
+        shown = markdown.render(text, lambda start, end: html.escape(text[start:end])) if text else "…"
+        st.html(f'<div data-stream style="line-height:1.6">{shown}</div>')

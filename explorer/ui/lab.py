@@ -20,8 +20,9 @@ from explorer.data.example import Example
 from explorer.data.jsonl import InvalidExample, parse_example
 from explorer.data.samples import SAMPLE_DIR
 from explorer.detectors import DetectorResult
-from explorer.evaluation import table
+from explorer.evaluation import injection, table
 from explorer.render import highlights
+from explorer.render.injection import choice_html
 from explorer.scoring.jobs import Job
 from explorer.ui import editor, results, state, verdict
 
@@ -85,6 +86,44 @@ def _apply(description: str, edit: Callable[[Example], Example], *, name_changes
     _forget_choices()
 
 
+RULES = ("The clearest demonstration", "At random (the paper's procedure)")
+
+
+def _seed() -> int:
+    return int(st.session_state.get(state.LAB_SEED, 0))
+
+
+def _demonstration(example: Example, error_type: str) -> injection.Choice | None:
+    return injection.removal(example) if error_type == "hallucination" else injection.addition(example, addition_pool())
+
+
+def _synthetic(example: Example, error_type: str, at_random: bool) -> Example:
+    """The synthetic error the button makes: the demonstration's choice (`explorer.evaluation.injection`),
+    or the paper's seeded random one."""
+    if at_random:
+        return edits.apply_synthetic(example, error_type, addition_pool(), _seed())
+    choice = _demonstration(example, error_type)
+    if choice is None:  # apply_synthetic says why
+        return edits.apply_synthetic(example, error_type, {})
+    named = (choice.perspective, choice.argument if error_type == "hallucination" else choice.text)
+    return edits.apply_synthetic(example, error_type, addition_pool(), choice=named)
+
+
+def _preview(example: Example, error_type: str, at_random: bool) -> injection.Choice | None:
+    """What the button will change, for the line under it."""
+    if not at_random:
+        return _demonstration(example, error_type)
+    try:
+        made = edits.apply_synthetic(example, error_type, addition_pool(), _seed())
+    except ValueError:
+        return None
+    change = made.extra[synthetic.PROVENANCE]
+    if error_type == "hallucination":
+        removed = change["removed"]
+        return injection.Choice(error_type, removed["perspective"], removed["text"], 0, 0, removed["argument"])
+    return injection.Choice(error_type, change["added"]["perspective"], change["added"]["text"], 0, 0)
+
+
 def choose_example() -> Example | None:
     """Source controls (a sample, the Inspect page's example, pasted JSON); the lab's example."""
     session = st.session_state
@@ -139,32 +178,37 @@ def edit_controls(example: Example) -> None:
         ]
     )
     with paper:
-        st.caption(
-            "Chang et al. 2024, §4.2: remove a given argument the response states (a hallucination), or add an "
-            "unused argument of the topic (a coverage error). A random choice, fixed by the seed."
+        rule, seed_column = st.columns([3, 1])
+        chosen = rule.radio(
+            "Which argument",
+            RULES,
+            horizontal=True,
+            key=state.LAB_RULE,
+            help="Chang et al. 2024, §4.2: a synthetic hallucination removes a given argument the response states; "
+            "a synthetic coverage error adds an unused argument of the topic. The clearest demonstration removes the "
+            "argument the response states most distinctly (the most words of its statement in no other argument) "
+            "and adds the unused argument with the most content neither the response nor the arguments use; the "
+            "paper takes one at random. The line under each button says what it will change.",
         )
-        st.number_input("Seed", min_value=0, value=0, step=1, key=state.LAB_SEED)
+        at_random = chosen == RULES[1]
+        if at_random:
+            seed_column.number_input("Seed", min_value=0, value=0, step=1, key=state.LAB_SEED)
         left, right = st.columns(2)
-        left.button(
-            "Make a synthetic hallucination",
-            key=state.LAB_SYNTHETIC_HALLUCINATION,
-            on_click=_apply,
-            args=(
-                "synthetic hallucination",
-                lambda e: edits.apply_synthetic(e, "hallucination", addition_pool(), session[state.LAB_SEED]),
-            ),
-            kwargs={"name_changes": True},
-        )
-        right.button(
-            "Make a synthetic coverage error",
-            key=state.LAB_SYNTHETIC_COVERAGE,
-            on_click=_apply,
-            args=(
-                "synthetic coverage error",
-                lambda e: edits.apply_synthetic(e, "coverage", addition_pool(), session[state.LAB_SEED]),
-            ),
-            kwargs={"name_changes": True},
-        )
+        for column, error_type, label, key in (
+            (left, "hallucination", "Make a synthetic hallucination", state.LAB_SYNTHETIC_HALLUCINATION),
+            (right, "coverage", "Make a synthetic coverage error", state.LAB_SYNTHETIC_COVERAGE),
+        ):
+            column.button(
+                label,
+                key=key,
+                on_click=_apply,
+                args=(
+                    "synthetic hallucination" if error_type == "hallucination" else "synthetic coverage error",
+                    lambda e, error_type=error_type: _synthetic(e, error_type, at_random),
+                ),
+                kwargs={"name_changes": True},
+            )
+            column.html(choice_html(example, _preview(example, error_type, at_random), random=at_random))
     with drop:
         st.selectbox("Argument", refs, format_func=lambda r: _argument_label(example, r), key=state.LAB_DROP_CHOICE)
         st.button(

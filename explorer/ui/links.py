@@ -24,8 +24,8 @@ from explorer.ui.dataset import scroll
 from explorer.ui.text import literal
 
 UPLOAD_PREFIX = "upload:"
-INSPECT_PAGE = "pages/inspect.py"
-DATASET_PAGE = "pages/dataset.py"
+INSPECT_PAGE = "app_pages/inspect.py"
+DATASET_PAGE = "app_pages/dataset.py"
 # Query parameters of the Inspect page.
 DATASET_PARAM, EXAMPLE_PARAM, SHARED_PARAM = "dataset", "example", "shared"
 

@@ -69,9 +69,8 @@ def show_example_header(example: Example, beside: Callable[[], None] | None = No
     facts = [code(example.id)]
     if example.topic:
         facts.append(f"topic: {literal(example.topic)}")
-    facts.append(
-        f"{len(example.perspectives)} perspectives, {sum(len(p.arguments) for p in example.perspectives)} arguments"
-    )
+    arguments = sum(len(p.arguments) for p in example.perspectives)
+    facts.append(f"{counted(len(example.perspectives), 'perspective')}, {counted(arguments, 'argument')}")
     if not example.labels.is_empty():
         facts.append(f"gold: **{example.labels.summary()}**")
     if beside is None:
@@ -81,6 +80,11 @@ def show_example_header(example: Example, beside: Callable[[], None] | None = No
     left.markdown(" · ".join(facts))
     with right:
         beside()
+
+
+def counted(count: int, noun: str) -> str:
+    """E.g. "1 perspective", "3 arguments"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def show_pending(pending: dict[str, Job | str]) -> None:

@@ -123,6 +123,7 @@ LAB_SOURCE = "lab.source"
 LAB_SAMPLE = "lab.sample"
 LAB_PASTE = "lab.paste"
 LAB_SEED = "lab.seed"
+LAB_RULE = "lab.rule"  # which argument a synthetic error takes: the demonstration's or a random one
 LAB_RESPONSE = "lab.response"
 LAB_SHOW_GOLD = "lab.show_gold"
 LAB_ADD = "lab.add"

@@ -10,9 +10,10 @@ from explorer import detectors
 from explorer.data.example import Example
 from explorer.detectors import DetectorResult
 from explorer.detectors.details import EVIDENCE, LEFT_OUT
-from explorer.evaluation import verdict
+from explorer.evaluation import accounts, injection, verdict
 from explorer.render import export
 from explorer.render.evidence import EXPLANATION, verdict_evidence_html
+from explorer.render.injection import catch_html
 from explorer.render.verdict import (
     highlight_marks,
     pending_verdict_html,
@@ -21,13 +22,9 @@ from explorer.render.verdict import (
     verdict_html,
 )
 from explorer.scoring.runner import score_example
+from explorer.ui.claims import claim_assessment
 from explorer.ui.state import VERDICT_SHOWN_FOR, get_detector, get_result_cache
 from explorer.ui.text import literal
-
-WHAT_IT_DOES = (
-    "Flags **hallucinations** (claims no given argument supports) and **coverage errors** (given arguments "
-    "left out) in a chatbot's answer."
-)
 
 
 def verdict_placeholder(example: Example):
@@ -51,16 +48,33 @@ def verdict_result(example: Example, results: Mapping[str, DetectorResult]) -> D
     return scored.errors[name] if name in scored.errors else scored.results[name]
 
 
-def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dict[str, verdict.Verdict] | None:
-    """One line per error type with the piece responsible; its links land in the verdict
-    detector's highlights when that detector has a tab (it is in `results`)."""
+def account_for(
+    example: Example, results: Mapping[str, DetectorResult], judge: DetectorResult, found: Mapping[str, verdict.Verdict]
+) -> dict[str, accounts.Account] | None:
+    """The verdict beside the claim view's reading of the same text (None when the claim view cannot read it)."""
+    assessment = claim_assessment(example, {**results, judge.detector: judge})
+    return None if isinstance(assessment, str) else accounts.account(example, found, judge, assessment)
+
+
+def show_verdict(
+    example: Example, results: Mapping[str, DetectorResult]
+) -> tuple[dict[str, verdict.Verdict] | None, dict[str, accounts.Account] | None]:
+    """One line per error type with the piece responsible, and what the claim view says of it; its
+    links land in the verdict detector's highlights when that detector has a tab (it is in
+    `results`). Returns the verdicts and the accounts (the claim view draws the same)."""
     judge = verdict_result(example, results)
     title = detectors.spec(detectors.VERDICT_DETECTOR).title
     if isinstance(judge, str):
         st.warning(f"No verdict: {title} cannot score this example ({judge}).")
-        return None
+        return None, None
     found = verdict.verdicts(example, judge)
-    st.html(verdict_html(example, found, title, links=detectors.VERDICT_DETECTOR in results))
+    links = detectors.VERDICT_DETECTOR in results
+    # Drawn at once, then again with the claim view's reading: where that needs its detector run
+    # (no result keeps its alignment), the verdict does not wait for it.
+    line = st.empty()
+    line.html(verdict_html(example, found, title, links=links))
+    if (read := account_for(example, results, judge, found)) is not None:
+        line.html(verdict_html(example, found, title, links=links, accounts=read))
     st.session_state[VERDICT_SHOWN_FOR] = example.content_hash()
     for component, reason in (LEFT_OUT.of(judge) or {}).items():
         st.caption(
@@ -71,8 +85,8 @@ def show_verdict(example: Example, results: Mapping[str, DetectorResult]) -> dic
         with st.expander("What the verdict rests on"):
             st.caption(EXPLANATION)
             titles = {name: detectors.spec(name).title for name in detectors.names()}
-            st.html(verdict_evidence_html(evidence, titles))
-    return found
+            st.html(verdict_evidence_html(evidence, titles, {t: v.probability for t, v in found.items()}))
+    return found, read
 
 
 def show_verdict_change(
@@ -80,8 +94,11 @@ def show_verdict_change(
     after_example: Example,
     before: Mapping[str, DetectorResult],
     after: Mapping[str, DetectorResult],
+    *,
+    edited: bool = False,
 ) -> None:
-    """The lab's verdicts before and after its edits, side by side (`verdict_change_html`)."""
+    """The lab's verdicts before and after its edits, side by side (`verdict_change_html`); once
+    `edited`, whether the verdict caught each error the edited example's gold labels record."""
     judges = [verdict_result(before_example, before), verdict_result(after_example, after)]
     title = detectors.spec(detectors.VERDICT_DETECTOR).title
     problems = [judge for judge in judges if isinstance(judge, str)]
@@ -90,6 +107,11 @@ def show_verdict_change(
         return
     found = [verdict.verdicts(example, judge) for example, judge in zip((before_example, after_example), judges)]
     st.html(verdict_change_html(*found, title))
+    if edited:
+        catches = injection.caught(after_example, found[1], judges[1], found[0]).values()
+        titles = {name: detectors.spec(name).title for name in detectors.names()}
+        if report := catch_html(list(catches), title, EVIDENCE.of(judges[1]), titles):
+            st.html(report)
 
 
 def show_scores(results: Mapping[str, DetectorResult]) -> None:

@@ -57,3 +57,26 @@ def test_loads_refuses_a_key_given_twice_at_any_depth():
     with pytest.raises(DuplicateKeyError, match="duplicate key 'b'"):
         loads('{"a": [{"b": 1, "b": 2}]}')
     assert loads('{"a": {"b": 1}, "c": {"b": 2}}') == {"a": {"b": 1}, "c": {"b": 2}}
+
+
+@pytest.mark.parametrize(
+    "layout",
+    ["lines", "one line", "array", "pretty", "bad middle"],
+)
+def test_pasted_text_holds_several_records_in_any_layout(layout):
+    """Issue 48: two records pasted at once were "invalid JSON: Extra data (line 2, column 1)"."""
+    first, second = good("a"), {key: value for key, value in good("b").items() if key != "id"}
+    text = {
+        "lines": f"{json.dumps(first)}\n{json.dumps(second)}",
+        "one line": f"{json.dumps(first)} {json.dumps(second)}",
+        "array": json.dumps([first, second]),
+        "pretty": f"{json.dumps(first, indent=2)}\n{json.dumps(second, indent=2)}",
+        "bad middle": f"{json.dumps(first)}\n{{bad\n{json.dumps(second)}",
+    }[layout]
+    read = jsonl.parse_text(text)
+    assert [e.id for e in read.examples] == ["a", jsonl.pasted_id(second)]
+    assert [str(e) for e in read.errors] == (
+        ["line 2: invalid JSON: Expecting property name enclosed in double quotes (column 2)"]
+        if layout == "bad middle"
+        else []
+    )

@@ -38,14 +38,14 @@ def test_a_detector_that_ranks_errors_lower_gives_no_verdict():
 
 
 def test_a_detector_near_chance_gives_no_verdict_and_the_scores_say_so():
-    from explorer.render.verdict import against_threshold, scores_html
+    from explorer.render.verdict import calibrated_words, scores_html
 
     # AUC 0.56: a few more errors above the error-free examples than below
     labels = [False, True] * 8
     scores = [0.1, 0.2, 0.3, 0.25, 0.5, 0.6, 0.7, 0.65, 0.2, 0.3, 0.4, 0.35, 0.6, 0.5, 0.8, 0.9]
     fit = calibration.fit(labels, scores)
     assert fit.auc < calibration.NEAR_CHANCE_AUC and fit.near_chance and not fit.informative
-    assert fit.verdict(0.99) == UNCLEAR and "near chance" in against_threshold(0.99, fit)
+    assert fit.verdict(0.99) == UNCLEAR and "near chance" in calibrated_words(0.99, fit)
     example = make_example("Taxes cut sugar.", ("pro", ["Taxes cut sugar."]))
     result = detectors.create("rouge").score(example)
     page = scores_html({"rouge": result}, {"rouge": {"hallucination": fit, "coverage": None}}, {"rouge": "ROUGE-1"})

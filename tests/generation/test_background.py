@@ -33,7 +33,7 @@ def test_a_second_start_joins_the_running_one_and_cancel_does_not_wait_for_the_s
         while not requests:  # the request is out: the server holds it
             assert time.monotonic() < deadline
             time.sleep(0.05)
-        assert not running.finished
+        assert not running.finished and running.writing_since is not None  # a server loads nothing here
         running.cancel()
         assert running.finished and running.outcome() is None
         again = start(running, example, backend, SETTINGS, executor)
@@ -47,6 +47,7 @@ def test_the_packaged_model_streams_the_answer_it_records(executor):
     example = load_samples()[0]
     run = start(None, example, Backend(), SETTINGS, executor)
     made = run.outcome()
+    assert run.started <= run.writing_since  # "Loading the model" until then, "Writing" after
     generator = load_generator(Backend())  # the same, loaded once per process
     assert made.response == run.text.strip() == generator.generate(example, SETTINGS)
     assert made.extra["generated_by"] == generator.generated_by and made.labels.is_empty()

@@ -135,9 +135,14 @@ def choose_sample(page, example_id: str) -> None:
 
 
 def paste_record(page, record: dict) -> None:
+    paste_text(page, json.dumps(record))
+
+
+def paste_text(page, text: str) -> None:
+    """Paste `text` into Inspect's "Paste JSON" box and load it."""
     page.locator("[data-testid=stExpander]", has_text="Paste JSON").locator("summary").click()
     area = page.get_by_label("One example as JSON")
-    area.fill(json.dumps(record))
+    area.fill(text)
     # Committed first (Ctrl+Enter, as the box's hint says): a click right after typing can reach
     # the server before the box's new value on a loaded machine, and "Load JSON" then reads "".
     area.press("Control+Enter")

@@ -62,9 +62,10 @@ def test_1_inspect_shows_the_verdict_first_and_links_to_the_sentence(page):
     assert in_viewport(verdict) and in_viewport(page.locator("[data-error-type=coverage]"))
     assert verdict.locator("[data-verdict]").get_attribute("data-verdict") in ("likely", "unclear")
     assert example.response[gold_start:gold_end][:60] in verdict.inner_text()
-    # Each detector's score is drawn against its threshold.
+    # Each detector's score comes with its P(error), or why it has none (issue 48: one P(error) a
+    # verdict, and no "≥ threshold" beside an "unclear"); the bar draws the threshold.
     for cell in page.locator("[data-score-of]").all():
-        assert "threshold" in cell.get_attribute("title")
+        assert "P(error)" in cell.get_attribute("title")
     assert page.get_by_role("tab", selected=True).inner_text() == VERDICT_TITLE
     screenshot(page, "page-inspect")
     # One click on the quoted sentence brings its outlined place in the highlights into view.

@@ -30,7 +30,7 @@ from explorer import detectors
 from explorer.data.samples import load_samples
 from explorer.evaluation.calibration import shipped
 from explorer.ui.editor import first_sample
-from explorer.ui.verdict import WHAT_IT_DOES
+from explorer.ui.frame import WHAT_IT_DOES
 from tests.helpers import BROWSER_GROUP
 from tests.pages.browser import (
     ARTIFACTS,
@@ -140,7 +140,7 @@ def test_1_a_fresh_server_shows_scoring_where_the_verdict_goes_and_a_new_example
         # shows for milliseconds at most, and Streamlit may draw the verdict in the same frame.
         page.locator("[data-error-type=hallucination] [data-verdict=likely]").wait_for()
         settle(page)
-        old_quote = page.locator("[data-error-type=hallucination] a").inner_text()[1:40]
+        old_quote = page.locator("[data-error-type=hallucination] a[href^='#verdict-']").inner_text()[1:40]
         page.evaluate(WATCH_STALE, [VOTING["query"], old_quote])
         paste_record(page, VOTING)
         hallucination_verdict(page, "Austria").wait_for()
@@ -160,7 +160,7 @@ def test_2_the_verdict_quotes_the_clause_with_the_invented_figure(page):
     verdict = hallucination_verdict(page, re.compile("Austria|voting"))
     verdict.wait_for()
     settle(page)
-    quote = verdict.locator("a").inner_text()
+    quote = verdict.locator("a[href^='#verdict-']").inner_text()  # not the claim view's "differs: why"
     assert INVENTED in quote
     assert len(quote) < 200  # still a quote, not the whole sentence
     assert INVENTED in verdict.locator("[data-focus]").inner_text()

@@ -66,7 +66,7 @@ def app(monkeypatch):
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[state.DETECTORS] = ["rouge", "scripted", "other"]
     at.run()
-    at.switch_page("pages/dataset.py").run()
+    at.switch_page("app_pages/dataset.py").run()
     at.file_uploader(key=state.DATASET_UPLOADER).set_value(("mine.jsonl", upload_bytes(), "application/jsonl")).run()
     assert not at.exception
     return at
@@ -205,7 +205,7 @@ def test_an_upload_is_shown_when_the_page_was_opened_without_a_link():
     # which must not win over the next upload.
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[state.DETECTORS] = ["rouge"]
-    at.switch_page("pages/dataset.py").run()
+    at.switch_page("app_pages/dataset.py").run()
     assert at.query_params["dataset"] == "examples.jsonl"
     at.file_uploader(key=state.DATASET_UPLOADER).set_value(("mine.jsonl", upload_bytes(), "application/jsonl")).run()
     assert at.selectbox(key=state.DATASET_SOURCE_WIDGET).value == UPLOAD
@@ -216,7 +216,7 @@ def test_an_upload_is_shown_when_the_page_was_opened_without_a_link():
 def test_bad_lines_are_listed_and_unlabelled_data_still_browses(monkeypatch):
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
-    at.switch_page("pages/dataset.py").run()
+    at.switch_page("app_pages/dataset.py").run()
     unlabelled = [dict(r, labels={}) for r in records()[:3]]
     data = upload_bytes(unlabelled) + b'{"id": "broken"}\n'
     at.file_uploader(key=state.DATASET_UPLOADER).set_value(("raw.jsonl", data, "application/jsonl")).run()
@@ -233,7 +233,7 @@ def test_model_based_detector_scores_in_the_background(monkeypatch):
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[state.DETECTORS] = ["rouge", "slow"]
     at.run()
-    at.switch_page("pages/dataset.py").run()
+    at.switch_page("app_pages/dataset.py").run()
     at.file_uploader(key=state.DATASET_UPLOADER).set_value(("slow.jsonl", upload_bytes(), "application/jsonl")).run()
     assert not at.exception
     try:
@@ -267,7 +267,7 @@ def test_trust_metrics_are_columns_and_trust_traps_filter(monkeypatch):
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[state.DETECTORS] = ["rouge"]
     at.run()
-    at.switch_page("pages/dataset.py").run()
+    at.switch_page("app_pages/dataset.py").run()
     data = upload_bytes([*records(), trap.to_dict()])
     at.file_uploader(key=state.DATASET_UPLOADER).set_value(("trap.jsonl", data, "application/jsonl")).run()
     frame = frame_in_tab(at, "Examples")
@@ -316,7 +316,7 @@ def test_the_view_and_filters_survive_a_trip_to_inspect_and_back(app):
     threshold_slider(app, "scripted", "coverage").set_value(0.75).run()  # misses zoo-c (0.70)
     app.button(key="dataset.open.false negative.zoo-c").click().run()
     assert app.subheader[0].value == "Question about Zoos?"
-    app.switch_page("pages/dataset.py").run()
+    app.switch_page("app_pages/dataset.py").run()
     assert not app.exception
     assert app.radio(key=state.DATASET_ERROR_TYPE).value == "coverage"
     assert app.selectbox(key=state.DATASET_SLICE).value == "full_organic"
@@ -329,6 +329,6 @@ def test_a_slice_without_synthetic_errors_points_to_the_file_that_has_them():
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[state.DETECTORS] = ["rouge"]
     at.run()
-    at.switch_page("pages/dataset.py").run()
+    at.switch_page("app_pages/dataset.py").run()
     at.selectbox(key=state.DATASET_SLICE).set_value("unparaphrased_synthetic").run()
     assert any("The sample file synthetic.jsonl holds the paper's synthetic errors" in i.value for i in at.info)

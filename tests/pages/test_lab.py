@@ -17,7 +17,7 @@ HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)>"
 def app():
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state[state.DETECTORS] = ["rouge"]
-    at.switch_page("pages/lab.py").run()
+    at.switch_page("app_pages/lab.py").run()
     assert not at.exception
     return at
 
@@ -104,7 +104,7 @@ def test_pasted_html_shows_as_text(app):
 def test_the_alignment_classifier_sees_each_synthetic_error_the_lab_injects(button, score):
     at = AppTest.from_file(APP, default_timeout=120)
     at.session_state[state.DETECTORS] = ["alignment_classifier"]
-    at.switch_page("pages/lab.py").run()
+    at.switch_page("app_pages/lab.py").run()
     at.button(key=f"lab.synthetic_{button}").click().run()
     assert not at.exception and not at.error
     before, after, _ = changes(at)[("Alignment classifier", score)]

@@ -36,7 +36,7 @@ def test_each_push_is_a_bar_toward_an_error_or_away_from_it_scaled_by_the_larges
         and "left:37.5%;width:12.5%" in found["semantic hallucination"]
     )
     assert "not read" in found["rouge coverage"] and "+0.00" in found["rouge coverage"]
-    assert "constant -1.00; log-odds +0.50, P(error) 0.62" in page
+    assert "constant -1.00; log-odds +0.50, score 0.62" in page and "P(error)" not in page
     # The verdict's own rows carry data-error-type; the evidence under it must not pass for them.
     assert 'data-evidence-for="hallucination"' in page and "data-error-type" not in page
 
@@ -44,3 +44,9 @@ def test_each_push_is_a_bar_toward_an_error_or_away_from_it_scaled_by_the_larges
 def test_component_names_are_escaped():
     page = verdict_evidence_html(EVIDENCE, {"semantic": "<script>alert(1)</script>"})
     assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_the_only_p_error_is_the_verdicts_calibrated_one():
+    """The head's logistic output is the detector's score; the P(error) shown is the verdict's."""
+    page = verdict_evidence_html(EVIDENCE, {}, {"hallucination": 0.55})
+    assert "score 0.62; the verdict's P(error) 0.55" in page and page.count("P(error)") == 1

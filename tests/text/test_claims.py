@@ -5,6 +5,7 @@ import pytest
 from explorer.text.claims import (
     candidate_spans,
     clause_spans,
+    is_heading,
     mean_word_scores,
     piece_spans,
     sentence_spans,
@@ -113,6 +114,45 @@ def test_pieces_cut_a_list_of_that_clauses_and_drop_one_word_headers():
         "that it puts low-income students at a disadvantage",
         "and that kids need time for pubs, clubs and sport.",
     ]
+
+
+def test_a_markdown_heading_is_a_sentence_of_its_own_and_no_claim():
+    """Issue 48: "### Arguments for" glued to the next line made the claim "Arguments for Supporters say ..."."""
+    text = (
+        "**Is it fair?**\n\n### Arguments for\nSupporters say it is fair.\n**The case against**\n- It costs a lot.\n"
+        "| side | point |\n|---|---|\n| con | It costs a lot. |\n**Pro:** it is **fair** here."
+    )
+    spans = sentence_spans(text)
+    sentences = [text[s:e] for s, e in spans]
+    assert sentences == [
+        "**Is it fair?**",
+        "Arguments for",
+        "Supporters say it is fair.",
+        "**The case against**",
+        "It costs a lot.",
+        "side",
+        "point",
+        "con",
+        "It costs a lot.",
+        "**Pro:** it is **fair** here.",
+    ]
+    assert [is_heading(text, span) for span in spans] == [
+        True,
+        True,
+        False,
+        True,
+        False,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+
+
+def test_plain_prose_has_no_heading():
+    text = "Supporters say it is fair.\nCritics disagree: it costs | a lot."
+    assert not any(is_heading(text, span) for span in sentence_spans(text))
 
 
 def test_a_markdown_table_row_is_a_line_and_each_cell_a_sentence():

@@ -27,4 +27,4 @@ def test_the_shown_description_carries_the_records_figures_and_data(name):
         assert "ROC AUC" not in shown
         return
     figures = " / ".join(f"{entry[t]['auc']:.2f}" for t in ("hallucination", "coverage"))
-    assert f"Dev ROC AUC {figures} (hallucination / coverage) on {entry['data']}." in shown
+    assert f"Dev ROC AUC {figures} (hallucination / coverage) on {entry['data']}: the data its threshold" in shown

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from explorer.data.example import Example
-from explorer.text.claims import Claim, Span, clause_spans, sentence_spans
+from explorer.text.claims import Claim, Span, clause_spans, is_heading, sentence_spans
 
 
 class Encoder(Protocol):
@@ -283,7 +283,10 @@ def _pieces(
     """Evidence units, response sentences, each sentence's candidate clauses, and the texts of
     the units and of the clauses of sentences that have several."""
     response = example.response
-    sentences = sentence_spans(response)
+    # A markdown heading ("### Arguments for") states nothing: no claim (`claims.is_heading`),
+    # unless the response is nothing but headings.
+    every = sentence_spans(response)
+    sentences = tuple(span for span in every if not is_heading(response, span)) or every
     _check_claims(len(sentences))  # at least one claim a sentence: refuse before encoding anything
     units = argument_units(example, encoder)
     sentences = fitted(encoder, response, sentences)

@@ -10,7 +10,8 @@ what the verdict gets wrong; the dataset's own optimum (Youden's J) is marked be
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Collection, Mapping, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -18,6 +19,7 @@ import streamlit as st
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
 from explorer.evaluation import auc, report, slices, statistics, table
+from explorer.evaluation.calibration import shipped
 from explorer.render import failures, figures
 from explorer.ui import links, state
 from explorer.ui.dataset.scores import open_in_inspect
@@ -27,6 +29,10 @@ PAGE_BOOTSTRAP = 500  # resamples on the page; `explorer eval` and the downloade
 MAX_FAILURES_LISTED = 12  # per kind; the Examples tab lists every one, failures first
 SLICE_TITLES = {s.name: s.title for s in slices.SLICES}
 SYNTHETIC_SAMPLE = "synthetic.jsonl"
+SAMPLE_NOTE = (
+    "The bundled sample is templated text written for this app: each topic's answers are built from one "
+    "set of hand-written sentences, and its errors are sentences added to or left out of them."
+)
 URL = "query-params"
 
 
@@ -189,14 +195,28 @@ def auc_table(
 
 
 def slice_cells(
-    examples: Sequence[Example], results, detector_names: Sequence[str], error_type: str
+    examples: Sequence[Example],
+    results,
+    detector_names: Sequence[str],
+    error_type: str,
+    partial: Collection[str] = (),
 ) -> list[auc.AucCell]:
+    """Every slice's AUC cells. Detectors still scoring in the background (`partial`) are neither
+    the best of a slice nor tested against it: a best (★) read off 22 of 226 examples is no verdict."""
     settings = auc.Settings(n_bootstrap=PAGE_BOOTSTRAP)
+    complete = [m for m in detector_names if m not in partial]
     cells = []
     for chosen in slices.SLICES:
         members = slices.slice_members(examples, error_type, chosen.name)
         labels, scores = auc.slice_scores(members, results, detector_names, error_type)
-        cells += auc.compare_detectors("example", error_type, chosen.name, labels, scores, settings)
+        compared = {m: scores[m] for m in complete}
+        cells += auc.compare_detectors("example", error_type, chosen.name, labels, compared, settings)
+        for name in detector_names:
+            if name in partial:
+                alone = auc.compare_detectors(
+                    "example", error_type, chosen.name, labels, {name: scores[name]}, settings
+                )
+                cells += [dataclasses.replace(cell, best=False) for cell in alone]
     return cells
 
 
@@ -275,13 +295,22 @@ def show_evaluation(
 ) -> None:
     """AUC table of every slice; ROC curves and thresholds of the chosen slice; its failures."""
     error_type, slice_name, failure_detector = view
-    cells = slice_cells(examples, results, detector_names, error_type)
+    partial = {name for name, (done, total) in scoring.items() if done < total}
+    cells = slice_cells(examples, results, detector_names, error_type, partial)
     st.markdown(f"**ROC AUC × 100, {ERROR_TITLES[error_type].lower()}** (95% bootstrap interval)")
     st.table(auc_table(cells, detector_names, scoring))  # an HTML table: it wraps at 1280 px instead of clipping
     st.caption(
-        "★ best in the slice; p = DeLong's test against the best, Bonferroni-corrected, shown when "
-        "significant (< 0.05). Examples with only the other error type are in no slice."
+        "★ best in the slice among the detectors scored in full; p = DeLong's test against the best, "
+        "Bonferroni-corrected, shown when significant (< 0.05). Examples with only the other error type are in "
+        "no slice."
     )
+    if source in links.sample_datasets():
+        chosen_on = "; ".join(shipped().data_of_all(detector_names)) or "other data"
+        st.caption(
+            f"{SAMPLE_NOTE} Every detector's settings, the verdict's detector and every threshold were chosen on "
+            f"{chosen_on}: a ranking here says how the detectors read this templated text, not how they rank on "
+            "real answers."
+        )
     current = [c for c in cells if c.slice == slice_name]
     usable = [c.detector for c in current if c.auc is not None]
     if not usable:

@@ -2,13 +2,23 @@
 
 import streamlit as st
 
-from explorer import detectors
-from explorer.data.example import Example, Perspective
-from explorer.ui import claims, editor, generate, links, phenomena, results, state, trust, verdict, word_map
-from explorer.ui.frame import page_frame
-from explorer.ui.text import literal
+from explorer.ui import frame
 
-page_frame()
+frame.page_frame()
+st.title(
+    "Inspect an example",
+    anchor=False,
+    help="Pick a sample, paste a record, or edit the fields; the address bar then holds the example, so a reload "
+    "or a shared link brings it back.",
+)
+st.caption(frame.WHAT_IT_DOES)
+back_slot = st.container()  # "Back to the failures" when opened from them: known once the example is
+
+with frame.loading():
+    from explorer import detectors
+    from explorer.data.example import Example, Perspective
+    from explorer.ui import claims, editor, generate, links, phenomena, results, state, trust, verdict, word_map
+    from explorer.ui.text import literal
 
 PREFIX = state.INSPECT_PREFIX
 BLANK = Example(
@@ -17,15 +27,6 @@ BLANK = Example(
     perspectives=(Perspective("pro", ("",)), Perspective("con", ("",))),
     response="",
 )
-
-st.title(
-    "Inspect an example",
-    anchor=False,
-    help="Pick a sample, paste a record, or edit the fields; the address bar then holds the example, so a reload "
-    "or a shared link brings it back.",
-)
-st.caption(verdict.WHAT_IT_DOES)
-back_slot = st.container()  # "Back to the failures" when opened from them: known once the example is
 
 links.apply_example_link()
 backend, settings = generate.sidebar_settings()
@@ -60,7 +61,7 @@ verdict_slot = verdict.verdict_placeholder(example)  # drawn before scoring: the
 scored, pending = results.results_for(example, detector_names)
 results.show_pending(pending)
 with verdict_slot.container():
-    found = verdict.show_verdict(example, scored)
+    found, read = verdict.show_verdict(example, scored)
 verdict.show_scores(scored)
 with download_slot:
     verdict.report_button(example, scored, key=state.INSPECT_REPORT)
@@ -95,6 +96,7 @@ if scored or pending:
     if len(scored) > 1 and tabs[-1].open:
         with tabs[-1]:
             results.show_side_by_side(example, scored, show_gold=show_gold)
-claims.show_claim_view(example, scored)
+claims.show_claim_view(example, scored, read)
 trust.show_trust(example)
 phenomena.show_phenomena(example)
+generate.preload(backend)  # last: the page is drawn before the generator's load takes a core

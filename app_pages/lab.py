@@ -2,16 +2,18 @@
 
 import streamlit as st
 
-from explorer.ui import lab, results, state, verdict
-from explorer.ui.frame import page_frame
+from explorer.ui import frame
 
-page_frame()
+frame.page_frame()
 
 st.title("Error-injection lab")
 st.caption(
     "Take an example, inject an error (drop, add, move or rewrite an argument, edit the response, or apply "
     "the paper's synthetic procedure) and compare each detector's scores and highlights before and after."
 )
+
+with frame.loading():
+    from explorer.ui import lab, results, state, verdict
 
 example = lab.choose_example()
 if example is None:
@@ -31,7 +33,7 @@ heading, download = st.columns([3, 1], vertical_alignment="bottom")
 heading.subheader("Scores before and after", anchor=False)
 with download:
     lab.report_button(before, example, new)
-verdict.show_verdict_change(before, example, old, new)
+verdict.show_verdict_change(before, example, old, new, edited=bool(st.session_state[state.LAB_EDITS]))
 lab.show_changes(old, new, detector_names)
 st.subheader("Highlights", anchor=False)
 lab.show_highlights(before, example, old, new, detector_names)

@@ -2,13 +2,9 @@
 
 import streamlit as st
 
-from explorer.evaluation import table
-from explorer.scoring.dataset import fingerprint
-from explorer.ui import phenomena, state
-from explorer.ui.dataset import evaluation, examples, scores, scroll, source
-from explorer.ui.frame import page_frame
+from explorer.ui import frame, state
 
-page_frame(state.DATASET_PAGE)
+frame.page_frame(state.DATASET_PAGE)
 
 st.title(
     "Browse a test set",
@@ -17,6 +13,12 @@ st.title(
     "responses, where it fails, and which topics and perspectives go wrong most. The view and the filters are "
     "kept in the address bar: a reload or a shared link shows the same.",
 )
+
+with frame.loading():
+    from explorer.evaluation import table
+    from explorer.scoring.dataset import fingerprint
+    from explorer.ui import phenomena
+    from explorer.ui.dataset import evaluation, examples, scores, scroll, source
 
 chosen = source.choose_dataset()
 if chosen is None:
