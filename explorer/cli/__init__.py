@@ -1,4 +1,5 @@
-"""Command line: `explorer validate`, `score`, `eval`, `synth`, `train`, `generate`, `claims` and `build-data`.
+"""Command line: `explorer validate`, `score`, `eval`, `synth`, `train`, `generate`, `claims`, `build-data`,
+`calibrate` and `rates`.
 
 Exit codes: 0 all good; 1 some input lines were invalid or some examples could not be scored
 (everything else was still processed and written); 2 bad usage (unknown option or detector, an
@@ -18,7 +19,7 @@ import sys
 from collections.abc import Sequence
 
 from explorer import console
-from explorer.cli import extras, guard, score, train
+from explorer.cli import extras, guard, labels, score, train
 from explorer.cli.common import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_SERVER, EXIT_USAGE, CliError
 
 __all__ = ["EXIT_IO", "EXIT_OK", "EXIT_PARTIAL", "EXIT_SERVER", "EXIT_USAGE", "build_parser", "main"]
@@ -31,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="explorer", description="Detect hallucination and coverage errors in RAG answers."
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    for module in (score, train, extras):
+    for module in (score, train, extras, labels):
         module.add_parsers(commands)
     return parser
 

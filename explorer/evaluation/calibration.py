@@ -15,14 +15,22 @@ Calibrations are fitted by `bench/calibrate.py` on a labelled dev split (the Per
 examples' for the detectors it could score there, else the sample data's; never a test split;
 each entry says which) and shipped in `resources/calibration.json` with the detector's `info` (version, model,
 config): a result made by other code, weights or settings gets no calibrated verdict. P(error)
-depends on the dev set's share of errors (recorded with each calibration).
+depends on the dev set's share of errors (recorded with each calibration). Each fit keeps the
+scores it was fitted on (`Sample`), so what is computed from it later (an error rate over a
+log, `explorer.evaluation.rates`) can carry the calibration's own uncertainty by resampling them.
+
+A user's own labels refit the same calibrations (`explorer.evaluation.refit`); which ones are in
+force is `active()`: the shipped ones unless an app session, a command or an API call chose others
+(`using`), so every verdict, threshold and report of that run reads the same ones.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -49,6 +57,28 @@ _LABEL_FIELDS = {"hallucination": "hallucination", "coverage": "coverage_error"}
 
 
 @dataclass(frozen=True)
+class Sample:
+    """The scores a calibration was fitted on, by gold class (sorted, rounded to `SAMPLE_DIGITS`)."""
+
+    positives: tuple[float, ...]
+    negatives: tuple[float, ...]
+
+    @classmethod
+    def of(cls, labels: Sequence[bool], scores: Sequence[float]) -> Sample:
+        def kept(wanted: bool) -> tuple[float, ...]:
+            return tuple(sorted(round(float(s), SAMPLE_DIGITS) for y, s in zip(labels, scores) if bool(y) == wanted))
+
+        return cls(positives=kept(True), negatives=kept(False))
+
+    def to_dict(self) -> dict[str, list[float]]:
+        return {"positives": list(self.positives), "negatives": list(self.negatives)}
+
+
+# Scores are kept to 6 decimals: a resampled fit moves far more than the rounding does.
+SAMPLE_DIGITS = 6
+
+
+@dataclass(frozen=True)
 class Calibration:
     """P(error) of one detector and error type: `1 / (1 + exp(-(coef * (score - mean) / scale + intercept)))`.
 
@@ -65,6 +95,7 @@ class Calibration:
     positives: int
     negatives: int
     auc: float
+    sample: Sample | None = None  # what it was fitted on; None in files written before samples were kept
 
     @property
     def near_chance(self) -> bool:
@@ -102,7 +133,8 @@ class Calibration:
         return LIKELY if p >= LIKELY_FROM else UNLIKELY if p < UNLIKELY_BELOW else UNCLEAR
 
     def to_dict(self) -> dict[str, Any]:
-        found = asdict(self)
+        """The fit's figures (its `sample` is written beside them by `Calibrations.to_dict`)."""
+        found = {name: value for name, value in asdict(self).items() if name != "sample"}
         if self.informative:
             found.update(threshold=self.threshold, unlikely_below=self.unlikely_below, likely_from=self.likely_from)
         return found
@@ -125,7 +157,23 @@ def fit(labels: Sequence[bool], scores: Sequence[float]) -> Calibration:
         positives=int(y.sum()),
         negatives=int((~y).sum()),
         auc=roc_auc(y, x),
+        sample=Sample.of(y.tolist(), x.tolist()),
     )
+
+
+def resampled(fitted: Calibration, n: int, seed: int = 0) -> list[Calibration]:
+    """`fitted` refitted on `n` bootstrap resamples of its `sample`, each class resampled on its
+    own (every resample keeps both classes and their sizes): how far its figures would move on
+    other labelled answers like these. A `ValueError` for a fit that kept no sample."""
+    if fitted.sample is None:
+        raise ValueError("this calibration was written without the scores it was fitted on; refit it to resample it")
+    rng = np.random.default_rng(seed)
+    positives, negatives = np.asarray(fitted.sample.positives), np.asarray(fitted.sample.negatives)
+    labels = [True] * len(positives) + [False] * len(negatives)
+    return [
+        fit(labels, np.concatenate([rng.choice(positives, len(positives)), rng.choice(negatives, len(negatives))]))
+        for _ in range(n)
+    ]
 
 
 def dev_label(example: Example, error_type: str) -> bool | None:
@@ -189,7 +237,7 @@ class Calibrations:
             "data": self.data,
             "bands": {"unlikely_below": UNLIKELY_BELOW, "likely_from": LIKELY_FROM},
             "detectors": {
-                name: {"info": dict(info), "data": self.data_of(name), **{t: c.to_dict() for t, c in by_type.items()}}
+                name: {"info": dict(info), "data": self.data_of(name), **{t: _entry(c) for t, c in by_type.items()}}
                 for name, (info, by_type) in self.detectors.items()
             },
         }
@@ -207,6 +255,10 @@ def ranking(calibrations: Calibrations, source: str, among: Collection[str] | No
     return sorted(found, key=lambda item: -item[1])
 
 
+def _entry(fit: Calibration) -> dict[str, Any]:
+    return fit.to_dict() | ({"sample": fit.sample.to_dict()} if fit.sample is not None else {})
+
+
 def _comparable(info: Mapping[str, Any]) -> str:
     return json.dumps(info, sort_keys=True, ensure_ascii=False)
 
@@ -220,16 +272,50 @@ def read(path: Path = CALIBRATION_FILE) -> Calibrations:
         return Calibrations(data="", detectors={})
     data = json.loads(path.read_text(encoding="utf-8"))
     detectors = {
-        name: (entry["info"], {t: Calibration(**{f: entry[t][f] for f in _FIELDS}) for t in ERROR_TYPES if t in entry})
+        name: (entry["info"], {t: from_entry(entry[t]) for t in ERROR_TYPES if t in entry})
         for name, entry in data["detectors"].items()
     }
     fitted_on = {name: entry["data"] for name, entry in data["detectors"].items() if "data" in entry}
     return Calibrations(data=data["data"], detectors=detectors, fitted_on=fitted_on)
 
 
+def from_entry(entry: Mapping[str, Any]) -> Calibration:
+    """One error type's entry of a calibration file (its figures and, when kept, its sample)."""
+    sample = entry.get("sample")
+    return Calibration(
+        **{f: entry[f] for f in _FIELDS},
+        sample=Sample(tuple(sample["positives"]), tuple(sample["negatives"])) if sample else None,
+    )
+
+
 @lru_cache(maxsize=1)
 def shipped() -> Calibrations:
     return read()
+
+
+# A context variable, not a global: the app serves many sessions from one process, each run on
+# its own thread, and each session may have calibrated on its own labels.
+_ACTIVE: ContextVar[Calibrations | None] = ContextVar("calibrations", default=None)
+
+
+def active() -> Calibrations:
+    """The calibrations in force: those `using` set for this run, else the shipped ones."""
+    return _ACTIVE.get() or shipped()
+
+
+@contextlib.contextmanager
+def using(calibrations: Calibrations | None) -> Iterator[Calibrations]:
+    """Within the block, `active()` is `calibrations` (None: the shipped ones)."""
+    token = _ACTIVE.set(calibrations)
+    try:
+        yield active()
+    finally:
+        _ACTIVE.reset(token)
+
+
+def use(calibrations: Calibrations | None) -> None:
+    """Set `active()` for the rest of this context (a Streamlit run: its thread ends with it)."""
+    _ACTIVE.set(calibrations)
 
 
 def write(calibrations: Calibrations, path: Path = CALIBRATION_FILE) -> None:

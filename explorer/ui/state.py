@@ -18,7 +18,7 @@ from explorer.data.example import Example
 from explorer.data.samples import load_samples
 from explorer.detectors import Detector
 from explorer.detectors.options import Option
-from explorer.evaluation.calibration import shipped
+from explorer.evaluation.calibration import active
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.jobs import JobRunner
 
@@ -249,7 +249,7 @@ def detector_about(name: str) -> str:
     """A detector's title and summary, then its dev ROC AUC read from `calibration.json`
     (Markdown): summaries hold no figures, so none goes stale when a detector is refitted."""
     spec = detectors.spec(name)
-    return " ".join(part for part in (f"**{spec.title}**: {spec.summary}", shipped().measured(name)) if part)
+    return " ".join(part for part in (f"**{spec.title}**: {spec.summary}", active().measured(name)) if part)
 
 
 def option_key(detector_name: str, option: Option) -> str:
