@@ -119,6 +119,7 @@ def _calibrations(path: Path | None):
 
 def run_rates(args: argparse.Namespace) -> int:
     from explorer.evaluation import rates
+    from explorer.evaluation.calibration import cluster_of
     from explorer.render.rates import rates_figure, rates_markdown, rates_page
 
     calibrations = _calibrations(args.calibration)
@@ -134,7 +135,8 @@ def run_rates(args: argparse.Namespace) -> int:
     scores = {t: [results[e.id][name].score(t) for e in scored] for t in ERROR_TYPES}
     groups = [rates.group_of(e, args.by) for e in scored]
     settings = rates.Settings(n_bootstrap=args.bootstrap, alpha=args.alpha, seed=args.seed)
-    found, refused = rates.estimate_all(scores, groups, fits, settings)
+    clusters = [cluster_of(e) for e in scored]
+    found, refused = rates.estimate_all(scores, groups, fits, settings, clusters)
     if not found:
         reasons = "; ".join(f"{t}: {why}" for t, why in refused.items())
         raise CliError(f"no rate can be estimated with {name}: {reasons}; nothing was written", EXIT_USAGE)

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
 
 from explorer.config import RESOURCES
 from explorer.data.example import Example
@@ -58,20 +59,51 @@ _LABEL_FIELDS = {"hallucination": "hallucination", "coverage": "coverage_error"}
 
 @dataclass(frozen=True)
 class Sample:
-    """The scores a calibration was fitted on, by gold class (sorted, rounded to `SAMPLE_DIGITS`)."""
+    """The scores a calibration was fitted on, by gold class (sorted, rounded to `SAMPLE_DIGITS`),
+    and, when known, the cluster of each (an index: answers to one question, `cluster_of`), so
+    that a resample can draw whole questions (`resampled`)."""
 
     positives: tuple[float, ...]
     negatives: tuple[float, ...]
+    positive_clusters: tuple[int, ...] = ()
+    negative_clusters: tuple[int, ...] = ()
 
     @classmethod
-    def of(cls, labels: Sequence[bool], scores: Sequence[float]) -> Sample:
-        def kept(wanted: bool) -> tuple[float, ...]:
-            return tuple(sorted(round(float(s), SAMPLE_DIGITS) for y, s in zip(labels, scores) if bool(y) == wanted))
+    def of(cls, labels: Sequence[bool], scores: Sequence[float], clusters: Sequence[int] | None = None) -> Sample:
+        given = clusters if clusters is not None else [0] * len(labels)
+        rows = [(round(float(s), SAMPLE_DIGITS), c, bool(y)) for y, s, c in zip(labels, scores, given)]
 
-        return cls(positives=kept(True), negatives=kept(False))
+        def kept(wanted: bool) -> list[tuple[float, int]]:
+            return sorted((score, cluster) for score, cluster, y in rows if y == wanted)
 
-    def to_dict(self) -> dict[str, list[float]]:
-        return {"positives": list(self.positives), "negatives": list(self.negatives)}
+        positives, negatives = kept(True), kept(False)
+        return cls(
+            positives=tuple(score for score, _ in positives),
+            negatives=tuple(score for score, _ in negatives),
+            positive_clusters=tuple(int(c) for _, c in positives) if clusters is not None else (),
+            negative_clusters=tuple(int(c) for _, c in negatives) if clusters is not None else (),
+        )
+
+    def to_dict(self) -> dict[str, list]:
+        found: dict[str, list] = {"positives": list(self.positives), "negatives": list(self.negatives)}
+        if self.positive_clusters:
+            found.update(positive_clusters=list(self.positive_clusters), negative_clusters=list(self.negative_clusters))
+        return found
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Sample:
+        return cls(
+            tuple(data["positives"]),
+            tuple(data["negatives"]),
+            tuple(data.get("positive_clusters", ())),
+            tuple(data.get("negative_clusters", ())),
+        )
+
+
+def cluster_of(example: Example) -> str:
+    """What ties answers together: their question (the topic, else the query). Answers to one
+    question share its arguments and often its difficulty, so they are resampled together."""
+    return example.topic or example.query
 
 
 # Scores are kept to 6 decimals: a resampled fit moves far more than the rounding does.
@@ -140,8 +172,9 @@ class Calibration:
         return found
 
 
-def fit(labels: Sequence[bool], scores: Sequence[float]) -> Calibration:
-    """Platt scaling of `scores` against gold `labels` (both classes needed)."""
+def fit(labels: Sequence[bool], scores: Sequence[float], clusters: Sequence[int] | None = None) -> Calibration:
+    """Platt scaling of `scores` against gold `labels` (both classes needed); `clusters` (an index
+    per score: `cluster_of`) are kept with the sample."""
     y = np.asarray(labels, dtype=bool)
     x = np.asarray(scores, dtype=float)
     if y.all() or not y.any():
@@ -157,23 +190,39 @@ def fit(labels: Sequence[bool], scores: Sequence[float]) -> Calibration:
         positives=int(y.sum()),
         negatives=int((~y).sum()),
         auc=roc_auc(y, x),
-        sample=Sample.of(y.tolist(), x.tolist()),
+        sample=Sample.of(y.tolist(), x.tolist(), clusters),
     )
 
 
 def resampled(fitted: Calibration, n: int, seed: int = 0) -> list[Calibration]:
-    """`fitted` refitted on `n` bootstrap resamples of its `sample`, each class resampled on its
-    own (every resample keeps both classes and their sizes): how far its figures would move on
-    other labelled answers like these. A `ValueError` for a fit that kept no sample."""
-    if fitted.sample is None:
+    """`fitted` refitted on `n` bootstrap resamples of its `sample`: how far its figures would
+    move on other labelled answers like these. With clusters, whole clusters are drawn (a cluster
+    bootstrap: answers to one question are not independent, and resampling them one by one
+    understates how much the fit depends on which questions were labelled), redrawn in the rare
+    case one class is left out; without, each class is resampled on its own. A `ValueError` for a
+    fit that kept no sample."""
+    sample = fitted.sample
+    if sample is None:
         raise ValueError("this calibration was written without the scores it was fitted on; refit it to resample it")
     rng = np.random.default_rng(seed)
-    positives, negatives = np.asarray(fitted.sample.positives), np.asarray(fitted.sample.negatives)
-    labels = [True] * len(positives) + [False] * len(negatives)
-    return [
-        fit(labels, np.concatenate([rng.choice(positives, len(positives)), rng.choice(negatives, len(negatives))]))
-        for _ in range(n)
-    ]
+    positives, negatives = np.asarray(sample.positives), np.asarray(sample.negatives)
+    if sample.positive_clusters:
+        clusters = np.asarray(sample.positive_clusters), np.asarray(sample.negative_clusters)
+        names = np.unique(np.concatenate(clusters))
+        members = [(positives[clusters[0] == name], negatives[clusters[1] == name]) for name in names]
+    found = []
+    # A few hundred numbers a fit: BLAS threads only wait on each other (10x slower beside another job).
+    with threadpool_limits(1):
+        while len(found) < n:
+            if sample.positive_clusters:
+                drawn = [members[i] for i in rng.integers(0, len(members), len(members))]
+                ones, zeros = np.concatenate([p for p, _ in drawn]), np.concatenate([z for _, z in drawn])
+                if not len(ones) or not len(zeros):
+                    continue
+            else:
+                ones, zeros = rng.choice(positives, len(positives)), rng.choice(negatives, len(negatives))
+            found.append(fit([True] * len(ones) + [False] * len(zeros), np.concatenate([ones, zeros])))
+    return found
 
 
 def dev_label(example: Example, error_type: str) -> bool | None:
@@ -186,13 +235,14 @@ def dev_label(example: Example, error_type: str) -> bool | None:
 def fit_detector(examples: Sequence[Example], results: Mapping[str, DetectorResult]) -> dict[str, Calibration]:
     """One detector's calibration per error type from its results (by example id) on labelled examples."""
     found = {}
+    clusters: dict[str, int] = {}
     for error_type in ERROR_TYPES:
-        pairs = [
-            (label, results[e.id].score(error_type))
+        rows = [
+            (label, results[e.id].score(error_type), clusters.setdefault(cluster_of(e), len(clusters)))
             for e in examples
             if e.id in results and (label := dev_label(e, error_type)) is not None
         ]
-        found[error_type] = fit([label for label, _ in pairs], [score for _, score in pairs])
+        found[error_type] = fit([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
     return found
 
 
@@ -284,7 +334,7 @@ def from_entry(entry: Mapping[str, Any]) -> Calibration:
     sample = entry.get("sample")
     return Calibration(
         **{f: entry[f] for f in _FIELDS},
-        sample=Sample(tuple(sample["positives"]), tuple(sample["negatives"])) if sample else None,
+        sample=Sample.from_dict(sample) if sample else None,
     )
 
 

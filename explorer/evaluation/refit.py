@@ -9,7 +9,7 @@ and what comes with the fit:
   threshold from one answer to the next. The other error type is still refitted, and keeps the
   shipped calibration where it cannot be;
 - bootstrap intervals of the threshold, the two band edges and the ROC AUC: the labelled answers
-  resampled with replacement within each class (`calibration.resampled`), refitted each time,
+  resampled with replacement question by question (`calibration.resampled`), refitted each time,
   the percentiles of what comes out (a resample whose fit does not rank errors higher has no cut
   points and is counted apart, `informative`);
 - the file: `calibration.json`'s format (so `calibration.read` reads it) with the number of
@@ -33,8 +33,7 @@ from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import DetectorResult
 from explorer.evaluation import calibration
-from explorer.evaluation.calibration import Calibration, Calibrations, dev_label
-from explorer.evaluation.statistics import bootstrap_ci
+from explorer.evaluation.calibration import Calibration, Calibrations, cluster_of, dev_label
 from explorer.files import MAX_INPUT_BYTES, read_regular, write_text
 
 MIN_PER_CLASS = 20
@@ -97,13 +96,9 @@ def spread(fitted: Calibration, n_bootstrap: int, seed: int = 0, confidence: flo
         for cut in CUTS:
             values = [getattr(r, cut) for r in kept]
             intervals[cut] = (float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail)))
-    sample = fitted.sample
-    labels = [True] * len(sample.positives) + [False] * len(sample.negatives)
-    auc = bootstrap_ci(
-        labels, [*sample.positives, *sample.negatives], n_resamples=n_bootstrap, confidence=confidence, seed=seed
-    )
-    if auc is not None:
-        intervals["auc"] = auc
+    if refits:
+        aucs = [r.auc for r in refits]
+        intervals["auc"] = (float(np.percentile(aucs, tail)), float(np.percentile(aucs, 100 - tail)))
     return Spread(intervals=intervals, informative=len(kept) / len(refits) if refits else 0.0)
 
 
@@ -122,27 +117,28 @@ def fit_labels(
     spreads: dict[str, dict[str, Spread]] = {}
     refused: dict[str, dict[str, str]] = {}
     used: set[str] = set()
+    clusters: dict[str, int] = {}
     for detector, by_id in results.items():
         if not by_id:
             continue
         for error_type in ERROR_TYPES:
             pairs = [
-                (e.id, label, by_id[e.id].score(error_type))
+                (e.id, label, by_id[e.id].score(error_type), clusters.setdefault(cluster_of(e), len(clusters)))
                 for e in examples
                 if e.id in by_id and (label := dev_label(e, error_type)) is not None
             ]
-            errors = sum(label for _, label, _ in pairs)
+            errors = sum(label for _, label, _, _ in pairs)
             if min(errors, len(pairs) - errors) < MIN_PER_CLASS:
                 refused.setdefault(detector, {})[error_type] = (
                     f"{errors} labelled answer(s) with a {error_type} error and {len(pairs) - errors} without; "
                     f"at least {MIN_PER_CLASS} of each are needed"
                 )
                 continue
-            fit = calibration.fit([label for _, label, _ in pairs], [score for _, _, score in pairs])
+            fit = calibration.fit([p[1] for p in pairs], [p[2] for p in pairs], [p[3] for p in pairs])
             info = next(iter(by_id.values())).info
             fitted.setdefault(detector, (info, {}))[1][error_type] = fit
             spreads.setdefault(detector, {})[error_type] = spread(fit, n_bootstrap, seed)
-            used.update(example_id for example_id, _, _ in pairs)
+            used.update(p[0] for p in pairs)
     if not fitted:
         reasons = "; ".join(f"{d} {t}: {why}" for d, by_type in refused.items() for t, why in by_type.items())
         raise TooFewLabels(f"nothing to calibrate: {reasons or 'no detector scored a labelled answer'}")
