@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
@@ -370,4 +371,15 @@ def use(calibrations: Calibrations | None) -> None:
 
 def write(calibrations: Calibrations, path: Path = CALIBRATION_FILE) -> None:
     """Write atomically: an interrupted run leaves the old file, never half a new one."""
-    write_text(path, json.dumps(calibrations.to_dict(), indent=2, ensure_ascii=False) + "\n", owned=True)
+    write_text(path, dumps(calibrations.to_dict()), owned=True)
+
+
+# A list of numbers as `json.dumps(indent=2)` writes it: one number a line.
+_NUMBERS = re.compile(r"\[\n\s+([-+0-9.eE,\s]+?)\n\s*\]")
+
+
+def dumps(record: Mapping[str, Any]) -> str:
+    """`record` as indented JSON with each list of numbers (a sample) on one line, so a file of
+    calibrations stays readable and a refit's diff short."""
+    text = json.dumps(record, indent=2, ensure_ascii=False)
+    return _NUMBERS.sub(lambda match: "[" + " ".join(match.group(1).split()) + "]", text) + "\n"

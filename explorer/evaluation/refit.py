@@ -165,7 +165,7 @@ def merged(base: Calibrations, own: Calibrations) -> Calibrations:
 
 
 def write(refit: Refit, path: Path) -> None:
-    write_text(Path(path), json.dumps(refit.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    write_text(Path(path), calibration.dumps(refit.to_dict()))
 
 
 def _spreads(entry: Mapping[str, Any]) -> dict[str, Spread]:
