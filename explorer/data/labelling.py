@@ -24,7 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from explorer.data.example import Example, Labels, Span, UncoveredArgument
-from explorer.data.jsonl import LoadResult, parse_jsonl, write_jsonl
+from explorer.data.jsonl import parse_jsonl, write_jsonl
+from explorer.files import UnsafeOutputError, check_output
 from explorer.text.words import DEFAULT_SEGMENTER
 
 
@@ -136,9 +137,31 @@ def no_errors(example: Example) -> Labels:
     return _with_marks(example.labels, (), ())
 
 
-def read_labels(path: Path) -> LoadResult:
-    """A labels file (`OSError` when it cannot be read; bad lines are errors of the result)."""
-    return parse_jsonl(Path(path))
+class NotALabelsFile(ValueError):
+    """A file named as the labels file that must not be written as one; the message says why."""
+
+
+def open_labels_file(path: Path) -> list[Example]:
+    """The labelled examples already in the labels file at `path` (none when it does not exist
+    yet), after checking it may be written: the output guard's rules (`files.check_output`: no
+    file of the repository or the shared data, no folder or device), and a file that is there
+    must hold labelled examples only and no bad line, so a dataset named by mistake is never
+    overwritten by its labelled part. `NotALabelsFile` says why not; `OSError` when it cannot
+    be read."""
+    path = Path(path)
+    try:
+        check_output(path)
+    except UnsafeOutputError as error:
+        raise NotALabelsFile(str(error)) from error
+    if not path.exists():
+        return []
+    loaded = parse_jsonl(path)
+    unlabelled = [e.id for e in loaded.examples if e.labels.hallucination is None or e.labels.coverage_error is None]
+    if loaded.errors or unlabelled:
+        problem = f"{len(loaded.errors)} line(s) that are no example" if loaded.errors else ""
+        problem = problem or f"{len(unlabelled)} example(s) without both labels, e.g. {unlabelled[0]!r}"
+        raise NotALabelsFile(f"{path} holds {problem}: a dataset, not a labels file; name a new file")
+    return loaded.examples
 
 
 def by_content(examples: Iterable[Example]) -> dict[str, Example]:

@@ -58,9 +58,23 @@ def test_the_labels_file_is_a_labelled_dataset_matched_by_content(tmp_path):
     labelling.write_labels(path, [labelled])
     back = parse_jsonl(path)
     assert back.ok and not back.warnings and back.examples == [labelled]
-    store = labelling.by_content(labelling.read_labels(path).examples)
+    store = labelling.by_content(labelling.open_labels_file(path))
     renamed = EXAMPLE.replace(id="other-id")
     edited = EXAMPLE.replace(response=RESPONSE + " More.")
     applied = labelling.apply([renamed, edited], store)
     assert applied[0].labels == labelled.labels  # same text under another id: labelled
     assert applied[1].labels.is_empty()  # another answer: not
+
+
+def test_a_dataset_named_as_the_labels_file_is_refused_and_left_as_it_was(tmp_path):
+    dataset = tmp_path / "answers.jsonl"
+    labelling.write_labels(dataset, [EXAMPLE])  # an answer without labels: a dataset
+    before = dataset.read_bytes()
+    with pytest.raises(
+        labelling.NotALabelsFile, match="1 example.s. without both labels.*a dataset, not a labels file"
+    ):
+        labelling.open_labels_file(dataset)
+    assert dataset.read_bytes() == before
+    with pytest.raises(labelling.NotALabelsFile, match="a folder"):
+        labelling.open_labels_file(tmp_path)
+    assert labelling.open_labels_file(tmp_path / "new.jsonl") == []
