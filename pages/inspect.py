@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import detectors
 from explorer.data.example import Example, Perspective
-from explorer.ui import claims, editor, generate, links, phenomena, results, state, trust, verdict, word_map
+from explorer.ui import claims, editor, generate, labelling, links, phenomena, results, state, trust, verdict, word_map
 from explorer.ui.frame import page_frame
 from explorer.ui.text import literal
 
@@ -62,6 +62,7 @@ results.show_pending(pending)
 with verdict_slot.container():
     found = verdict.show_verdict(example, scored)
 verdict.show_scores(scored)
+labelling.label_expander(example, found, key=f"{PREFIX}.labels")
 with download_slot:
     verdict.report_button(example, scored, key=state.INSPECT_REPORT)
 if not in_link:

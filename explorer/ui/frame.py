@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.ui import state
+from explorer.ui import labelling, state
 
 TITLE = "RAG Error Explorer"
 ICON = "🔎"
@@ -26,4 +26,6 @@ def page_frame(page: str = "") -> None:
     session = st.session_state
     session[state.PAGE_BEFORE], session[state.PAGE_NOW] = session.get(state.PAGE_NOW), page
     st.html(COMPACT)  # only a style: Streamlit applies it without drawing an element
+    labelling.use_calibration()  # before anything reads a verdict: the session's own, when it calibrated
     state.sidebar()
+    labelling.calibration_note()

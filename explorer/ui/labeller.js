@@ -49,6 +49,10 @@ export default function (component) {
   const root = document.createElement("div");
   root.className = "rx-labeller";
   root.dataset.example = data.example;
+  // Styles travel with the view: the page's own CSS mechanism did not reach an unisolated component.
+  const style = document.createElement("style");
+  style.textContent = data.css;
+  root.append(style);
 
   const response = document.createElement("div");
   response.className = "rx-response";
