@@ -70,9 +70,9 @@ if export_tab.open:
         examples.show_export(dataset_name, frame, shown, results, detector_names)
 if label_tab.open:
     with label_tab:
-        labels.show_labelling(dataset_name, dataset_key, loaded.examples, results)
+        labels.show_labelling(dataset_name, dataset_key, shown, results)
 if rates_tab.open:
     with rates_tab:
-        rates.show_rates(dataset_key, loaded.examples, results)
+        rates.show_rates(dataset_key, shown, results)
 evaluation.remember_view(dataset_name)
 scroll.return_to_place()

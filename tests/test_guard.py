@@ -60,6 +60,8 @@ def clashing(tmp_path: Path, data: Path) -> dict[str, list[str]]:
         "generate": ["generate", str(data), "--out", str(data)],
         "claims": ["claims", str(data), "--out", str(data)],
         "build-data": ["build-data", "--data", str(folder), "--out", str(original)],
+        "calibrate": ["calibrate", str(data), "--out", str(data)],
+        "rates": ["rates", str(report), "--out", str(tmp_path / "report")],
     }
 
 

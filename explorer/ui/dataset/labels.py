@@ -54,7 +54,7 @@ def queue(examples: Sequence[Example], results: Results) -> list[str]:
 def _queue(dataset_key: str, examples: Sequence[Example], results: Results) -> list[str]:
     scored = sum(detectors.VERDICT_DETECTOR in results.get(e.id, {}) for e in examples)
     own = labelling.own_calibration()
-    ordered_for = (dataset_key, scored, own.name if own else "")
+    ordered_for = (dataset_key, tuple(e.id for e in examples), scored, own.name if own else "")
     kept = st.session_state.get(state.LABEL_QUEUE)
     if kept is None or kept[0] != ordered_for:
         kept = (ordered_for, queue(examples, results))
@@ -63,8 +63,12 @@ def _queue(dataset_key: str, examples: Sequence[Example], results: Results) -> l
 
 
 def show_labelling(dataset_name: str, dataset_key: str, examples: Sequence[Example], results: Results) -> None:
-    """The tab: the labels file, the answer the queue is at with its labelling view, then calibrating."""
+    """The tab: the labels file, the answer the queue is at with its labelling view, then
+    calibrating. `examples`: those the filters keep, with the user's labels."""
     labelling.labels_file_controls("dataset.labels")
+    if not examples:
+        st.info("No answer matches the filters.")
+        return
     order = _queue(dataset_key, examples, results)
     by_id = {e.id: e for e in examples}
     at = st.session_state.setdefault(state.LABEL_AT, {})
