@@ -18,16 +18,18 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from explorer import detectors
 from explorer.data.example import Example
+from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorResult
 from explorer.detectors.stacked import create_components
 from explorer.scoring.runner import all_results
 from explorer.training import ScoreExamples
 from explorer.training import stacked as training
-from explorer.training.data import foreign_training
+from explorer.training.data import foreign_training, is_labelled, training_examples
 
 
 def scored_once(score: ScoreExamples) -> ScoreExamples:
@@ -45,6 +47,17 @@ def scored_once(score: ScoreExamples) -> ScoreExamples:
 
 
 def feature_options(parser) -> None:
+    parser.add_argument(
+        "--also-dev",
+        type=Path,
+        nargs="*",
+        default=[],
+        metavar="FILE",
+        help="more dev files a choice must hold on (each set's worst slice counts: explorer.training.stacked)",
+    )
+    parser.add_argument(
+        "--with-data-dev", action="store_true", help="the dev split of --data is one more dev set to hold on"
+    )
     for error_type in ERROR_TYPES:
         parser.add_argument(
             f"--{error_type}-features",
@@ -63,10 +76,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     components, score = create_components(), scored_once(functools.partial(all_results, cache=None))
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    dev_sets = {"dev": given.dev_set}
+    for path in given.options.also_dev:
+        dev_sets[path.name] = [e for e in parse_jsonl(path).examples if is_labelled(e.labels)]
+    if given.options.with_data_dev:
+        dev_sets["perspectrum dev"] = training_examples(parse_jsonl(given.options.data).examples, ["dev"])
     for error_type in given.error_types:
         features = getattr(given.options, f"{error_type}_features")
         model, record = training.train(
-            error_type, given.train_set, given.dev_set, components, score, features=features, log=log
+            error_type, given.train_set, dev_sets, components, score, features=features, log=log
         )
         given.stamp(record, "explorer.cli.stacked")
         training.save(model, record, given.out / error_type)

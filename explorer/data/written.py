@@ -25,12 +25,29 @@ that no argument text stays in the repository). The check refuses a record whose
 with its variant, whose spans are not found exactly once, or whose claim or perspectives are not
 in Perspectrum's train split; the problem names the file, the line and the field, and the other
 records are kept.
+
+Records of the second recipe (up to five arguments a side, answers up to 400 words) also say
+where the answer states each argument and how it goes wrong, which a judge of each argument
+against the words that state it learns from:
+
+    "stated": {"pro-1": ["the exact words stating it", "..."], ...},
+    "distorted": [{"argument": "con-2", "text": "the exact words misstating it",
+                   "changed": "the words in it that turn its meaning", "how": "negation"}],
+    "invented": [{"text": "exact words", "kind": "rebuttal"}, ...]
+
+Every argument is then stated, distorted or dropped whole (one only; a part dropped is stated in
+the rest); a `distortion` answer states every argument, one with its meaning turned (a
+hallucination and a coverage error at once: its words are invented, its argument is not given).
+The built example keeps them as `argument_spans` (per perspective, per argument, the spans that
+state it, as `../shared/data/npov_foreign/dev_v3.jsonl` writes them), `distortions` and
+`inventions`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import sys
 from collections import Counter
@@ -45,8 +62,28 @@ from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.files import atomic_writer
 
 CORPUS_DIR = CHECKOUT / "training_data" / "written"
+# The second recipe's hands (`RECIPE.md`), kept apart so that a build of the first, which the
+# shipped models record as their data, stays what it was.
+SECOND_DIR = CORPUS_DIR / "second"
 SOURCE = "written"
-VARIANTS = ("clean", "hallucination", "coverage", "both", "ambiguous")
+VARIANTS = ("clean", "hallucination", "coverage", "both", "ambiguous", "distortion")
+# How a distortion turns an argument's meaning, and what kind of thing an invention adds.
+DISTORTIONS = ("negation", "antonym", "comparative", "quantity", "role", "cause", "scope", "modality")
+INVENTION_KINDS = (
+    "statistic",
+    "study",
+    "example",
+    "reason",
+    "extra_argument",
+    "quote",
+    "law",
+    "history",
+    "definition",
+    "consequence",
+    "rebuttal",
+    "consensus",
+    "conclusion",
+)
 SIDES = ("pro", "con")
 _REF = re.compile(r"^(pro|con)-([1-9])$")
 # What each ambiguous type marks: invented words (hallucination) and/or a dropped part (coverage).
@@ -60,6 +97,7 @@ MIN_WORDS, MAX_WORDS = 15, 600
 # What a record may hold: what the team wrote and the perspective ids, never argument text.
 RECORD_KEYS = frozenset(
     {"claim", "pids", "variant", "ambiguous_type", "style", "query", "response", "invented", "dropped", "n"}
+    | {"stated", "distorted"}
 )
 
 
@@ -124,16 +162,77 @@ def _perspectives(
     return tuple(perspectives), place
 
 
-def _labels(record: dict, example_perspectives, place, response: str, where: str) -> Labels:
+def _invented(record: dict, response: str, where: str) -> list[tuple[tuple[int, int], str | None]]:
+    """Each invented span with its kind (None in records of the first recipe, which name none)."""
+    found = []
+    for i, item in enumerate(record.get("invented") or []):
+        text, kind = (item, None) if isinstance(item, str) else (item.get("text"), item.get("kind"))
+        if not isinstance(item, str) and (not isinstance(item, dict) or kind not in INVENTION_KINDS):
+            raise CorpusError(where, f"invented[{i}].kind", f"must be one of {', '.join(INVENTION_KINDS)}")
+        found.append((_once(response, text, where, f"invented[{i}]"), kind))
+    return found
+
+
+def _distorted(record: dict, place, response: str, where: str) -> list[dict]:
+    found = []
+    for i, item in enumerate(record.get("distorted") or []):
+        if not isinstance(item, dict) or item.get("argument") not in place:
+            raise CorpusError(where, f"distorted[{i}].argument", f"must name one of {', '.join(place)}")
+        if item.get("how") not in DISTORTIONS:
+            raise CorpusError(where, f"distorted[{i}].how", f"must be one of {', '.join(DISTORTIONS)}")
+        start, end = _once(response, item.get("text"), where, f"distorted[{i}].text")
+        changed = _once(response[start:end], item.get("changed"), where, f"distorted[{i}].changed")
+        p, a = place[item["argument"]]
+        found.append(
+            {
+                "perspective": p,
+                "argument": a,
+                "span": [start, end],
+                "changed": [start + changed[0], start + changed[1]],
+                "how": item["how"],
+            }
+        )
+    return found
+
+
+def _argument_spans(record: dict, perspectives, place, response: str, distorted, dropped, where: str):
+    """Per perspective, per argument, the spans that state it; every argument is stated, distorted
+    or dropped whole, one only (a part dropped is stated in the rest)."""
+    stated = record["stated"]
+    if not isinstance(stated, dict):
+        raise CorpusError(where, "stated", "must map argument names to the exact words that state them")
+    spans = [[[] for _ in p.arguments] for p in perspectives]
+    for ref, texts in stated.items():
+        if ref not in place:
+            raise CorpusError(where, f"stated.{ref}", f"is not one of {', '.join(place)}")
+        if not isinstance(texts, list) or not texts:
+            raise CorpusError(where, f"stated.{ref}", "must be a non-empty list of exact words of the response")
+        p, a = place[ref]
+        spans[p][a] = sorted(list(_once(response, text, where, f"stated.{ref}[{i}]")) for i, text in enumerate(texts))
+    misstated = {(d["perspective"], d["argument"]) for d in distorted}
+    whole = {(u.perspective, u.argument) for u in dropped if u.spans is None}
+    for ref, (p, a) in place.items():
+        ways = [bool(spans[p][a]), (p, a) in misstated, (p, a) in whole]
+        if sum(ways) != 1:
+            raise CorpusError(
+                where, f"stated.{ref}", "every argument is stated, distorted or dropped whole: exactly one of them"
+            )
+    return spans
+
+
+def _labels(record: dict, example_perspectives, place, response: str, where: str) -> tuple[Labels, dict]:
+    """The gold labels, and what records of the second recipe add (`extra` of the example)."""
     variant = record.get("variant")
     if variant not in VARIANTS:
         raise CorpusError(where, "variant", f"must be one of {', '.join(VARIANTS)}, got {variant!r}")
     ambiguous_type = record.get("ambiguous_type")
-    invented = record.get("invented") or []
+    for name in ("invented", "dropped", "distorted"):
+        if not isinstance(record.get(name) or [], list):
+            raise CorpusError(where, name, "must be a list")
+    invented = _invented(record, response, where)
+    distorted = _distorted(record, place, response, where)
     dropped = record.get("dropped") or []
-    if not isinstance(invented, list) or not isinstance(dropped, list):
-        raise CorpusError(where, "invented/dropped", "must be lists")
-    spans = tuple(sorted(_once(response, text, where, f"invented[{i}]") for i, text in enumerate(invented)))
+    spans = tuple(sorted([span for span, _ in invented] + [tuple(d["span"]) for d in distorted]))
     for (_, end), (start, _) in zip(spans, spans[1:]):
         if start < end:
             raise CorpusError(where, "invented", "spans overlap")
@@ -147,12 +246,15 @@ def _labels(record: dict, example_perspectives, place, response: str, where: str
         argument = example_perspectives[p].arguments[a]
         part_spans = None if part is None else (_part(argument, part, where, f"dropped[{i}].part"),)
         uncovered.append(UncoveredArgument(p, a, part_spans))
+    dropped_arguments = tuple(uncovered)
+    uncovered += [UncoveredArgument(d["perspective"], d["argument"]) for d in distorted]
     hallucination, coverage = bool(spans), bool(uncovered)
     expected = {
         "clean": (False, False),
         "hallucination": (True, False),
         "coverage": (False, True),
         "both": (True, True),
+        "distortion": (True, True),
     }
     if variant == "ambiguous":
         if ambiguous_type not in AMBIGUOUS_MARKS:
@@ -169,9 +271,21 @@ def _labels(record: dict, example_perspectives, place, response: str, where: str
             f"a {ambiguous_type or variant} answer marks invented words: {wanted[0]}, a dropped argument: "
             f"{wanted[1]}; this one marks {hallucination} and {coverage}",
         )
-    if variant != "ambiguous" and any(u.spans is not None for u in uncovered):
+    if (variant == "distortion") != bool(distorted) or (distorted and (invented or dropped)):
+        raise CorpusError(where, "distorted", "a distortion answer, and only it, misstates one argument and no more")
+    second_recipe = "stated" in record
+    if variant != "ambiguous" and not second_recipe and any(u.spans is not None for u in uncovered):
         raise CorpusError(where, "dropped", "a part of an argument left out is an ambiguous partial_coverage answer")
-    return Labels(
+    extra = {}
+    if second_recipe:
+        extra = {
+            "argument_spans": _argument_spans(
+                record, example_perspectives, place, response, distorted, dropped_arguments, where
+            ),
+            "distortions": distorted,
+            "inventions": [{"span": list(span), "kind": kind} for span, kind in invented],
+        }
+    labels = Labels(
         hallucination=hallucination,
         coverage_error=coverage,
         kind="organic",
@@ -180,6 +294,7 @@ def _labels(record: dict, example_perspectives, place, response: str, where: str
         hallucinated_spans=spans,
         uncovered=tuple(uncovered),
     )
+    return labels, extra
 
 
 def to_example(record: dict, claims: dict[int, PerspectrumClaim], where: str, hand: str) -> Example:
@@ -201,7 +316,7 @@ def to_example(record: dict, claims: dict[int, PerspectrumClaim], where: str, ha
     if "{" in response or "}" in response:
         raise CorpusError(where, "response", "holds curly braces: a template left in the answer?")
     perspectives, place = _perspectives(record, claim, where)
-    labels = _labels(record, perspectives, place, response, where)
+    labels, added = _labels(record, perspectives, place, response, where)
     variant = record["variant"]
     return Example(
         id=f"written-{hand}-{claim.id}-{variant}" + (f"-{record['n']}" if "n" in record else ""),
@@ -211,7 +326,7 @@ def to_example(record: dict, claims: dict[int, PerspectrumClaim], where: str, ha
         topic=claim.text,
         labels=labels,
         split="train",
-        extra={"source": SOURCE, "variant": variant, "style": str(record.get("style", "")), "hand": hand},
+        extra={"source": SOURCE, "variant": variant, "style": str(record.get("style", "")), "hand": hand, **added},
     )
 
 
@@ -274,6 +389,27 @@ def summary(examples: Iterable[Example]) -> str:
     )
 
 
+def hand_inputs(claims: Sequence[PerspectrumClaim], used: set[int], seed: int) -> list[dict]:
+    """What a hand of the second recipe writes on: train claims with both sides, those no file uses
+    yet first, each with one to five arguments a side (more often three to five), each a random
+    member of a distinct cluster (seeded)."""
+    rng = random.Random(seed)
+    order = sorted(claims, key=lambda c: (c.id in used, rng.random()))
+    inputs = []
+    for claim in order:
+        by_side = {side: [c for c in claim.clusters if c.stance == side] for side in SIDES}
+        if not all(by_side.values()) or sum(map(len, by_side.values())) < 3:
+            continue
+        pids, arguments = {}, {}
+        for side, clusters in by_side.items():
+            count = min(len(clusters), rng.choice((1, 2, 3, 3, 4, 4, 5, 5)))
+            for n, cluster in enumerate(rng.sample(clusters, count), 1):
+                pid, text = rng.choice(cluster.members)
+                pids[f"{side}-{n}"], arguments[f"{side}-{n}"] = pid, text
+        inputs.append({"claim": claim.id, "claim_text": claim.text, "pids": pids, "arguments": arguments})
+    return inputs
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m explorer.data.written", description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="*", type=Path, help="corpus files (default: training_data/written/*.jsonl)")
@@ -281,8 +417,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write the checked examples here (JSON Lines; third-party text)")
     parser.add_argument("--store", action="store_true", help="rewrite the files with each dropped part as a span")
     parser.add_argument("--data", type=Path, help="the Perspectrum folder (default: ../shared/data/perspectrum)")
+    parser.add_argument(
+        "--inputs",
+        type=int,
+        metavar="N",
+        help="print N hands' inputs of the second recipe (claims, argument ids and texts) and stop",
+    )
+    parser.add_argument("--skip", type=int, default=0, help="with --inputs: leave out the first SKIP claims")
+    parser.add_argument("--seed", type=int, default=0, help="with --inputs: the seed of the claims and arguments")
     args = parser.parse_args(argv)
     files = args.files or corpus_files()
+    if args.inputs is not None:
+        used = {json.loads(line)["claim"] for path in files for line in path.read_text("utf-8").splitlines() if line}
+        for item in hand_inputs(load_claims(["train"], args.data), used, args.seed)[
+            args.skip : args.skip + args.inputs
+        ]:
+            print(json.dumps(item, ensure_ascii=False))
+        return 0
     checked = check(files, args.data)
     for error in checked.errors:
         print(error, file=sys.stderr)

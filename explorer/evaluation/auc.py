@@ -54,7 +54,7 @@ from typing import Any
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import DetectorResult
-from explorer.evaluation.slices import SLICES, left_out_reasons, slice_members
+from explorer.evaluation.slices import SLICES, left_out_reasons, slice_members, variant_slices
 from explorer.evaluation.spans import SpanCell, span_cells
 from explorer.evaluation.statistics import bonferroni, bootstrap_ci, delong_test
 from explorer.evaluation.word_level import has_word_labels, word_scores, word_units
@@ -240,6 +240,7 @@ class Evaluation:
     left_out: Mapping[str, Mapping[str, int]]
     failures: Mapping[str, int] = field(default_factory=dict)
     span_cells: tuple[SpanCell, ...] = ()
+    variant_cells: tuple[AucCell, ...] = ()  # slice "variant:<name>" (`slices.variant_slices`)
 
     def cell(self, level: str, error_type: str, slice_name: str, detector_name: str) -> AucCell:
         cells = self.example_cells if level == "example" else self.word_cells
@@ -266,6 +267,7 @@ class Evaluation:
             "example_level": [c.to_dict() for c in self.example_cells],
             "word_level": [c.to_dict() for c in self.word_cells],
             "span_level": [c.to_dict() for c in self.span_cells],
+            "variant_level": [c.to_dict() for c in self.variant_cells],
         }
 
 
@@ -330,6 +332,11 @@ def evaluate(
                 word_cells += compare_detectors(
                     "word", error_type, chosen.name, labels, scores, settings, with_inference=False
                 )
+    variant_cells: list[AucCell] = []
+    for error_type in ERROR_TYPES:
+        for variant, members in variant_slices(examples, error_type):
+            labels, scores = slice_scores(members, results, detector_names, error_type)
+            variant_cells += compare_detectors("example", error_type, f"variant:{variant}", labels, scores, settings)
     failures = {
         detector_name: sum(1 for example in examples if detector_name not in results.get(example.id, {}))
         for detector_name in detector_names
@@ -343,4 +350,5 @@ def evaluate(
         left_out={error_type: left_out_reasons(examples, error_type) for error_type in ERROR_TYPES},
         failures={detector_name: count for detector_name, count in failures.items() if count},
         span_cells=tuple(span_cells(examples, results, detector_names)) if word_level else (),
+        variant_cells=tuple(variant_cells),
     )

@@ -110,6 +110,42 @@ def _span_table(evaluation: Evaluation) -> list[str]:
     return lines
 
 
+def _variant_table(evaluation: Evaluation) -> list[str]:
+    """Example-level ROC AUC per recipe variant, when the records name one (`slices.variant_slices`)."""
+    if not evaluation.variant_cells:
+        return []
+    columns = list(dict.fromkeys((c.error_type, c.slice) for c in evaluation.variant_cells))
+    by_key = {(c.error_type, c.slice, c.detector): c for c in evaluation.variant_cells}
+    header = ["Method"] + [f"{ERROR_TITLES[t]} · {name.removeprefix('variant:')}" for t, name in columns]
+    lines = [
+        "## Example-level ROC AUC by variant",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    for detector_name in evaluation.detectors:
+        cells = [by_key.get((t, name, detector_name)) for t, name in columns]
+        lines.append(
+            f"| {detector_title(detector_name)} | "
+            + " | ".join("–" if c is None else _auc_text(c, with_interval=True) for c in cells)
+            + " |"
+        )
+    counts = [
+        max((by_key[(t, name, m)] for m in evaluation.detectors if (t, name, m) in by_key), key=lambda c: c.positives)
+        for t, name in columns
+    ]
+    lines.append(
+        "| *examples (errors / no error)* | " + " | ".join(f"{c.positives} / {c.negatives}" for c in counts) + " |"
+    )
+    lines += [
+        "",
+        "Each variant's examples with the error against every error-free organic example (the records' "
+        "`variant` field names the recipe's variants); intervals and bold as in the first table.",
+        "",
+    ]
+    return lines
+
+
 def markdown(evaluation: Evaluation, *, title: str = "Evaluation", description: str = "") -> str:
     """The whole report as Markdown: Table 1, significance, word-level table, notes."""
     settings = evaluation.settings
@@ -150,6 +186,7 @@ def markdown(evaluation: Evaluation, *, title: str = "Evaluation", description: 
         "interval or test is given at this level.",
         "",
         *_span_table(evaluation),
+        *_variant_table(evaluation),
         "## Slices",
         "",
     ]

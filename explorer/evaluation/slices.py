@@ -94,3 +94,27 @@ def left_out_reasons(examples: Sequence[Example], error_type: str) -> dict[str, 
         else:
             reasons[f"error-free or error of kind {kind_of(labels)} (no slice for it)"] += 1
     return dict(reasons)
+
+
+def variant_of(example: Example) -> str | None:
+    """The recipe variant a record names in its top-level `variant` field (e.g. `R`, a distorted
+    argument, in `../shared/data/npov_foreign/dev_v3.jsonl`), or None."""
+    variant = example.extra.get("variant")
+    return str(variant) if variant is not None else None
+
+
+def variant_slices(examples: Sequence[Example], error_type: str) -> list[tuple[str, list[tuple[Example, bool]]]]:
+    """Per variant with examples of the error, its members: those examples as positives against
+    every error-free organic example (the `A` answers of a recipe) as negatives; none when the
+    records name no variant. Reported beside the paper's slices, which pool the variants."""
+    negatives = [
+        (e, False)
+        for e in examples
+        if is_error_free(e.labels) and kind_of(e.labels) == "organic" and variant_of(e) is not None
+    ]
+    found = []
+    for variant in sorted({v for e in examples if (v := variant_of(e)) is not None}):
+        positives = [(e, True) for e in examples if variant_of(e) == variant and has_error(e.labels, error_type)]
+        if positives and negatives:
+            found.append((variant, negatives + positives))
+    return found

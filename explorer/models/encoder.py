@@ -204,9 +204,9 @@ def model_path_is_default(path: Path) -> bool:
         return False
 
 
-def load_with_head(path: Path, head_class):
-    """A BERT-style encoder folder (default: the packaged MiniLM) with a new two-way head of the
-    transformers auto class `head_class`, and its tokenizer; the head is trained or loaded by
+def load_with_head(path: Path, head_class, labels: int = 2):
+    """A BERT-style encoder folder (default: the packaged MiniLM) with a new `labels`-way head of
+    the transformers auto class `head_class`, and its tokenizer; the head is trained or loaded by
     the caller."""
     from transformers import AutoTokenizer
     from transformers.utils import logging
@@ -215,15 +215,15 @@ def load_with_head(path: Path, head_class):
     logging.set_verbosity_error()  # the head is new (trained, or loaded from an adapter): no warning needed
     try:
         with LOADING:
-            model = head_class.from_pretrained(path, num_labels=2)
+            model = head_class.from_pretrained(path, num_labels=labels)
             tokenizer = AutoTokenizer.from_pretrained(path)
     finally:
         logging.set_verbosity(verbosity)
     return tokenizer, model.eval()
 
 
-def load_pair_classifier(path: Path):
-    """`path` as a two-way sentence-pair classifier (`load_with_head`)."""
+def load_pair_classifier(path: Path, labels: int = 2):
+    """`path` as a `labels`-way sentence-pair classifier (`load_with_head`)."""
     from transformers import AutoModelForSequenceClassification
 
-    return load_with_head(path, AutoModelForSequenceClassification)
+    return load_with_head(path, AutoModelForSequenceClassification, labels)

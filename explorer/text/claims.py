@@ -16,7 +16,9 @@ downloaded here. The rules, each with a test:
   ("U.S.") unless a common sentence opener follows;
 - a blank line, a line that starts a list item, or a line break after end punctuation or a
   colon ends a sentence; other single line breaks are soft wraps inside one sentence;
-- list markers ("- ", "1. ") and surrounding whitespace are not part of a sentence.
+- list markers ("- ", "1. ") and surrounding whitespace are not part of a sentence;
+- a markdown table row ("| a | b |") is a line of its own and each of its cells a sentence (a
+  row of dashes is none): a table states one argument a cell.
 """
 
 from __future__ import annotations
@@ -123,6 +125,8 @@ def _word_before(text: str, end: int) -> str:
 def _is_hard_break(text: str, newline: regex.Match) -> bool:
     if newline.group().count("\n") >= 2:
         return True
+    if text.startswith("|", newline.end()) or _last_visible(text, newline.start()) == "|":
+        return True
     last = _last_visible(text, newline.start())
     if not last or last in ".!?:\u2026\u3002\uff01\uff1f" or last in "\"'\u201d\u2019)":
         return True
@@ -170,6 +174,16 @@ def _ends_sentence(text: str, terminator: regex.Match, block_end: int) -> bool:
     return True
 
 
+def _table_cells(text: str, start: int, end: int) -> list[Span]:
+    """The cells of a markdown table row, each stripped; none for a row of dashes."""
+    cells = []
+    for cell in regex.finditer(r"[^|]+", text[start:end]):
+        span = _strip(text, start + cell.start(), start + cell.end())
+        if span is not None and not regex.fullmatch(r"[\s:\-]+", text[span[0] : span[1]]):
+            cells.append(span)
+    return cells
+
+
 def sentence_spans(text: str) -> tuple[Span, ...]:
     """The sentences of `text` as `[start, end)` spans, in order, without surrounding whitespace."""
     spans: list[Span] = []
@@ -177,6 +191,9 @@ def sentence_spans(text: str) -> tuple[Span, ...]:
         # A list marker ("2. ") would otherwise read as a one-word sentence.
         while block_start < block_end and text[block_start].isspace():
             block_start += 1
+        if text.startswith("|", block_start):
+            spans += _table_cells(text, block_start, block_end)
+            continue
         marker = _LIST_MARKER.match(text, block_start, block_end)
         if marker is not None:
             block_start = marker.end()
@@ -234,6 +251,19 @@ def piece_spans(text: str, segmenter: Segmenter = DEFAULT_SEGMENTER) -> tuple[Sp
         for piece in clause_spans(text, sentence, segmenter, _PIECE_CUT)
         if _content_count(text, piece, segmenter) >= MIN_PIECE_CONTENT_WORDS
     )
+
+
+def candidate_spans(text: str, segmenter: Segmenter = DEFAULT_SEGMENTER) -> tuple[Span, ...]:
+    """Where `text` may state an argument: each of its pieces (`piece_spans`) and each sentence
+    that has more than one, in order. An argument is stated by one clause of a list as often as
+    by a whole sentence ("..., because ..." belongs to the statement before it)."""
+    pieces = piece_spans(text, segmenter)
+    sentences = [
+        s
+        for s in sentence_spans(text)
+        if s not in pieces and _content_count(text, s, segmenter) >= MIN_PIECE_CONTENT_WORDS
+    ]
+    return tuple(sorted(set(pieces) | set(sentences)))
 
 
 def _content_count(text: str, span: Span, segmenter: Segmenter) -> int:

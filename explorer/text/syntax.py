@@ -152,6 +152,30 @@ def verb_lexicon() -> VerbLexicon:
     return VerbLexicon(frozenset(base), frozenset(third), frozenset(past - base), frozenset(gerund))
 
 
+def forms_of(verb: str, irregular: tuple[str, ...] = ()) -> dict[str, str]:
+    """A base verb's forms by kind ("third", "past", "gerund"), one spelling each, where
+    `verb_lexicon` lists every spelling a form may take (a final consonant doubled only after
+    three letters: "ban" -> "banned", "visit" -> "visited"); `irregular` is (past, participle)."""
+    pasts, gerunds = sorted(_regular_past(verb), key=len), sorted(_gerund(verb), key=len)
+    doubled = len(verb) == 3 and len(pasts) > 1
+    return {
+        "third": _third_person(verb),
+        "past": irregular[0] if irregular else pasts[-1 if doubled else 0],
+        "gerund": gerunds[-1 if doubled and len(gerunds) > 1 else 0],
+    }
+
+
+@cache
+def verb_forms() -> dict[str, dict[str, str]]:
+    """`forms_of` every verb of `resources/english-verbs.txt`, by base form."""
+    forms: dict[str, dict[str, str]] = {}
+    for line in ENGLISH_VERBS.read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        if words and not words[0].startswith("#"):
+            forms[words[0]] = forms_of(words[0], tuple(words[1:]))
+    return forms
+
+
 def tokens(sentence: str) -> list[Token]:
     """Words (contractions split as in the Penn Treebank: "don't" -> "do", "n't") and punctuation."""
     return [Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(sentence.replace("\u2019", "'"))]

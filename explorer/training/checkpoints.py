@@ -101,12 +101,14 @@ def run_steps(
     log_every: int = 1,
     save_every: int | None = None,
     minutes: float = 0.0,
+    metric_names: tuple[str, ...] = ("hallucination", "coverage"),
 ) -> dict[str, Any]:
     """The loop of a run chosen on dev ROC AUC, resumed from `work` when it holds one: up to
     `settings.steps` optimizer steps, each on the gradients `step_loss(rng)` leaves (it returns the
     step's loss; `rng` is seeded by `settings.seed` and the step the session starts at), with
     progress and an ETA every `log_every` steps. Every `settings.eval_every` steps and at the
-    last, `evaluate()` gives the dev ROC AUC per error type and the best mean is remembered;
+    last, `evaluate()` gives the dev ROC AUC per `metric_names` (by default per error type) and the
+    best mean is remembered;
     a checkpoint is saved then and every `save_every` steps. With `minutes`, this session stops
     (evaluated and saved) at the first step that ends after that much time. Returns the run's state: `losses`,
     `aucs`, `best` ([step, mean AUC]) and `seconds`, counted over every session of the run
@@ -138,7 +140,7 @@ def run_steps(
             aucs = evaluate()
             mean = float(np.mean(list(aucs.values())))
             state["aucs"].append((step, aucs))
-            log(f"step {step}: dev ROC AUC hallucination {aucs['hallucination']:.3f}, coverage {aucs['coverage']:.3f}")
+            log(f"step {step}: dev ROC AUC " + ", ".join(f"{name} {aucs[name]:.3f}" for name in metric_names))
             if state["best"] is None or mean >= state["best"][1]:
                 state["best"] = (step, mean)
         if evaluated or (save_every and step % save_every == 0):

@@ -231,7 +231,12 @@ def partly_reordered(examples: Sequence[Example], share: float, seed: int) -> li
 def claim_half(example: Example) -> str:
     """`components` or `head`: a fixed half of the claims (by the sha256 of the topic), so both
     halves of one claim's examples land together and the split never changes with the seed."""
-    digest = hashlib.sha256((example.topic or example.id).encode("utf-8")).digest()
+    return topic_half(example.topic or example.id)
+
+
+def topic_half(topic: str) -> str:
+    """`claim_half` of an example on `topic`."""
+    digest = hashlib.sha256(topic.encode("utf-8")).digest()
     return TRAIN_PARTS[1 + digest[0] % 2]
 
 

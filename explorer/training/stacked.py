@@ -33,6 +33,7 @@ from explorer.detectors.stacked import (
     feature_row,
     p_error,
 )
+from explorer.evaluation.slices import SLICES, slice_members, variant_slices
 from explorer.training import ScoreExamples, TrainingInputError, TrainingRequest
 from explorer.training.data import roc_auc, target, training_record, write_record
 from explorer.training.logistic import REGULARIZATION, UNTUNED_REGULARIZATION
@@ -76,6 +77,35 @@ def slice_examples(examples: Sequence[Example], error_type: str) -> list[Example
     return [e for e in examples if is_error_free(e.labels) or has_error(e.labels, error_type)]
 
 
+def selection_slices(examples: Sequence[Example], error_type: str) -> dict[str, list[tuple[Example, bool]]]:
+    """The slices of one dev set a choice must hold on: each recipe variant where the records name
+    them (`explorer.evaluation.slices.variant_slices`), else the paper's slices but the ambiguous
+    one (its errors are ambiguous by design), each with both classes."""
+    variants = variant_slices(examples, error_type)
+    if variants:
+        return {f"variant {name}": members for name, members in variants}
+    found = {}
+    for chosen in SLICES:
+        members = slice_members(examples, error_type, chosen.name)
+        if not chosen.ambiguous_positives and len({label for _, label in members}) == 2:
+            found[chosen.name] = members
+    return found
+
+
+def worst_slices(
+    dev: Mapping[str, Mapping[str, list[tuple[Example, bool]]]], scores: Mapping[str, float]
+) -> tuple[float | None, dict[str, float]]:
+    """The mean over dev sets of each set's worst slice ROC AUC (a choice counts only if it holds
+    on the worst slice of each), and every slice's AUC, from scores by example id."""
+    aucs = {
+        f"{name}: {slice_name}": roc_auc([label for _, label in members], [scores[e.id] for e, _ in members])
+        for name, slices in dev.items()
+        for slice_name, members in slices.items()
+    }
+    worst = [min(aucs[f"{name}: {s}"] for s in slices) for name, slices in dev.items() if slices]
+    return (float(np.mean(worst)) if worst else None), aucs
+
+
 def fit(
     error_type: str, features: Sequence[str], rows: np.ndarray, gold: Sequence[int], strength: float
 ) -> LogisticHead:
@@ -89,7 +119,7 @@ def fit(
 def train(
     error_type: str,
     train_set: Sequence[Example],
-    dev_set: Sequence[Example],
+    dev_sets: Mapping[str, Sequence[Example]],
     components: Mapping[str, Detector],
     score: ScoreExamples,
     *,
@@ -98,9 +128,9 @@ def train(
     log: Callable[[str], None] = print,
 ) -> tuple[LogisticHead, dict[str, Any]]:
     """Fit `error_type` for each feature set (or the one named `features`) and C on the train
-    examples of `error_type`'s slices (`slice_examples`); keep the best example-level dev ROC AUC on
-    the dev examples of the same slices (ties: the smaller feature set, then the stronger
-    regularization)."""
+    examples of `error_type`'s slices (`slice_examples`); keep the fit whose worst slices on the dev
+    sets are best (`worst_slices` over each set's `selection_slices`; ties: the smaller feature set,
+    then the stronger regularization)."""
     started = time.monotonic()
     candidates = feature_sets(error_type)
     if features is not None:
@@ -112,17 +142,20 @@ def train(
     if len(set(gold)) < 2:
         raise TrainingInputError(f"the training data needs examples with and without a {error_type} error")
     rows = feature_matrix(train_set, components, score)
-    # Dev AUC as `explorer eval` reports it.
-    dev_slice = slice_examples(dev_set, error_type)
-    dev_rows = feature_matrix(dev_slice, components, score)
-    dev_gold = [target(e, error_type) for e in dev_slice]
-    dev_scored = len(set(dev_gold)) == 2
+    dev = {name: selection_slices(examples, error_type) for name, examples in dev_sets.items()}
+    dev_examples = list(
+        {e.id: e for slices in dev.values() for members in slices.values() for e, _ in members}.values()
+    )
+    dev_rows = dict(zip([e.id for e in dev_examples], feature_matrix(dev_examples, components, score)))
+    dev_scored = any(dev.values())
     log(
-        f"{error_type}: component scores of {len(train_set)} train and {len(dev_slice)} dev examples "
+        f"{error_type}: component scores of {len(train_set)} train and {len(dev_examples)} dev examples "
         f"({time.monotonic() - started:.0f} s)"
     )
     component_auc = {
-        name: roc_auc(dev_gold, dev_rows[:, FEATURES.index(name)]) if dev_scored else None
+        name: worst_slices(dev, {i: row[FEATURES.index(name)] for i, row in dev_rows.items()})[0]
+        if dev_scored
+        else None
         for name in FEATURES
         if name.endswith(error_type)
     }
@@ -130,11 +163,10 @@ def train(
     for set_name, chosen in candidates.items():
         for strength in REGULARIZATION:
             model = fit(error_type, chosen, rows, gold, strength)
-            auc = roc_auc(dev_gold, [p_error(model, row) for row in dev_rows]) if dev_scored else None
-            fits.append((set_name, strength, auc, model))
-            log(
-                f"{error_type}: {set_name} features, C={strength}: dev ROC AUC {'n/a' if auc is None else f'{auc:.3f}'}"
-            )
+            worst, aucs = worst_slices(dev, {i: p_error(model, row) for i, row in dev_rows.items()})
+            fits.append((set_name, strength, worst, model, aucs))
+            shown = "n/a" if worst is None else f"{worst:.3f}"
+            log(f"{error_type}: {set_name} features, C={strength}: worst dev slices {shown}")
     if dev_is_held_out and dev_scored:
         kept = max(fits, key=lambda fit: fit[2])  # max keeps the first of equals: listed smallest, strongest first
     else:
@@ -143,11 +175,13 @@ def train(
         error_type,
         components_identity(components),
         train_set,
-        dev_set,
+        dev_examples,
         dev_is_held_out=dev_is_held_out,
-        dev_roc_auc=[[set_name, strength, auc] for set_name, strength, auc, _ in fits],
+        dev_roc_auc=[[set_name, strength, worst] for set_name, strength, worst, _, _ in fits],
         started=started,
-        dev_slice_examples=len(dev_slice),
+        dev_selection="mean over dev sets of each set's worst slice ROC AUC (explorer.training.stacked.worst_slices)",
+        dev_slice_examples={name: {s: len(m) for s, m in slices.items()} for name, slices in dev.items()},
+        kept_dev_slices=kept[4],
         component_dev_roc_auc=component_auc,
         kept_features=kept[0],
         kept_C=kept[1],
@@ -181,7 +215,7 @@ class StackedTrainer:
         return train(
             request.task,
             request.train_set,
-            request.dev_set,
+            {"dev": request.dev_set},
             components,
             request.score_examples,
             dev_is_held_out=request.dev_is_held_out,

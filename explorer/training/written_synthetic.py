@@ -23,6 +23,13 @@ argument is stated. So:
    another (the argument removed from the input; its statement joins the answer's invented
    spans), and, from clean answers, one synthetic coverage error per side (a member of an unused
    cluster of the claim and side added to the input at a seeded position).
+4. From each such answer as given, one **misstatement**: a stated argument chosen at random has
+   its statement turned by a rule of `explorer.data.distortions` (negated, an opposite word, a
+   flipped comparison, swapped roles or cause and effect); the turned statement is invented and
+   the argument uncovered, as in the second recipe's hand-written distortions.
+
+Answers of the second recipe say where each argument is stated (`argument_spans`); those spans
+are used instead of the matching check's.
 
 Perspectrum's train split only (`load_claims(["train"])`; the corpus is train-only too); the
 foreign dev set is never read. Deterministic: every choice is seeded by the answer's id. The
@@ -40,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.data.distortions import RULES
 from explorer.data.example import Example, Labels, Perspective, UncoveredArgument
 from explorer.data.jsonl import parse_jsonl, write_jsonl
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
@@ -53,6 +61,13 @@ PAIRED, EXTRA, MARGIN = 0.45, 0.55, 0.1
 
 def statements(detector: MatchingDetector, example: Example) -> dict[ArgumentRef, list[Span]]:
     """Where the answer states each argument (module docstring, 1); arguments found nowhere are absent."""
+    if "argument_spans" in example.extra:
+        return {
+            (p, a): sorted(tuple(s) for s in spans)
+            for p, per_argument in enumerate(example.extra["argument_spans"])
+            for a, spans in enumerate(per_argument)
+            if spans
+        }
     pieces, arguments, similarity = detector.similarities(example)
     found: dict[ArgumentRef, list[Span]] = {key: [] for key in arguments}
     paired = set()
@@ -121,6 +136,36 @@ def _coverage_errors(
         yield added.replace(id=f"{source.id}-synthetic-coverage-{p}", labels=labels)
 
 
+def _misstatement(source: Example, found: dict[ArgumentRef, list[Span]], rng: random.Random) -> Iterator[Example]:
+    """One stated argument's statement turned by a rule (module docstring, 4)."""
+    stated = [(key, span) for key, spans in sorted(found.items()) for span in spans]
+    rng.shuffle(stated)
+    invented = source.labels.hallucinated_spans
+    for (p, a), (start, end) in stated:
+        if any(s < end and start < e for s, e in invented):
+            continue
+        how = rng.choice(sorted(RULES))
+        turned = RULES[how](source.response[start:end], rng)
+        if turned is None:
+            continue
+        response = source.response[:start] + turned.text + source.response[end:]
+        shift = len(turned.text) - (end - start)
+        kept = [(s + shift, e + shift) if s >= end else (s, e) for s, e in invented]
+        labels = Labels(
+            hallucination=True,
+            coverage_error=True,
+            kind="organic",
+            ambiguous=False,
+            hallucinated_spans=tuple(sorted([*kept, (start, start + len(turned.text))])),
+            uncovered=(UncoveredArgument(p, a),),
+        )
+        extra = {k: v for k, v in source.extra.items() if k not in ("argument_spans", "distortions", "inventions")}
+        yield source.replace(
+            id=f"{source.id}-misstatement-{how}-{p}-{a}", response=response, labels=labels, extra=extra
+        )
+        return
+
+
 def build(written: Sequence[Example], claims: Sequence[PerspectrumClaim], detector: MatchingDetector) -> list[Example]:
     """The paraphrased answers and the synthetic errors of `written` (module docstring, 2-3)."""
     claim_of = {claim.text: claim for claim in claims}
@@ -142,6 +187,7 @@ def build(written: Sequence[Example], claims: Sequence[PerspectrumClaim], detect
             )
             made.append(restated)
             inputs.append((restated, "synthetic_paraphrased"))
+        made += _misstatement(example, found, rng)
         for source, kind in inputs:
             made += _hallucinations(source, found, kind)
             if not example.labels.hallucination:

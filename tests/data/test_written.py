@@ -108,28 +108,126 @@ def real_corpus():
         folder = shared_data_dir("perspectrum") / "perspectrum"
     except SharedDataNotFoundError as error:
         pytest.skip(str(error))
-    return written.check(written.corpus_files(), folder)
+    return written.check(written.corpus_files() + written.corpus_files(written.SECOND_DIR), folder)
 
 
 def test_the_shipped_corpus_passes_its_check(real_corpus):
     assert real_corpus.errors == []
-    assert len(real_corpus.examples) >= 1500
+    assert len(real_corpus.examples) >= 2500
     variants = {e.extra["variant"] for e in real_corpus.examples}
     assert variants == set(written.VARIANTS)
+    second = [e for e in real_corpus.examples if "argument_spans" in e.extra]
+    assert len(second) >= 1000 and {e.extra["hand"] for e in second} >= {f"hand-{n}" for n in range(7, 13)}
 
 
 def test_the_shipped_corpus_spans_name_the_text_and_the_build_is_deterministic(real_corpus, tmp_path):
     for example in real_corpus.examples:
         for start, end in example.labels.hallucinated_spans:
             assert example.response[start:end].strip() == example.response[start:end] != ""
-    again = written.check(written.corpus_files(), shared_data_dir("perspectrum") / "perspectrum")
+    files = written.corpus_files() + written.corpus_files(written.SECOND_DIR)
+    again = written.check(files, shared_data_dir("perspectrum") / "perspectrum")
     assert [e.to_dict() for e in again.examples] == [e.to_dict() for e in real_corpus.examples]
 
 
 def test_the_corpus_files_hold_no_argument_text(real_corpus):
     """Arguments are perspective ids; a part left out is a character span of its argument."""
-    for path in written.corpus_files():
+    for path in written.corpus_files() + written.corpus_files(written.SECOND_DIR):
         for line in path.read_text("utf-8").splitlines():
             record = json.loads(line)
             assert set(record) <= written.RECORD_KEYS
             assert all(item["part"] is None or isinstance(item["part"], list) for item in record.get("dropped", []))
+
+
+LONG_RESPONSE = (
+    "Here's a quick overview. Supporters say the zoos point number one member two holds true, a view most "
+    "experts share. Critics reply that the zoos point number four member two does not hold. It depends on "
+    "your values."
+)
+
+
+def _second_recipe(folder, **changes):
+    record = _record(
+        folder,
+        variant="distortion",
+        response=LONG_RESPONSE,
+        invented=[],
+        dropped=[],
+        stated={"pro-1": ["the zoos point number one member two holds true"]},
+        distorted=[
+            {
+                "argument": "con-1",
+                "text": "the zoos point number four member two does not hold",
+                "changed": "does not hold",
+                "how": "negation",
+            }
+        ],
+    )
+    record["pids"].pop("con-2")
+    return record | changes
+
+
+def test_a_distortion_is_a_hallucination_and_a_coverage_error_of_its_argument(fake_perspectrum, tmp_path):
+    folder, _, _ = fake_perspectrum
+    checked = _check(tmp_path, folder, _second_recipe(folder))
+    assert not checked.errors
+    [example] = checked.examples
+    [(start, end)] = example.labels.hallucinated_spans
+    assert example.response[start:end] == "the zoos point number four member two does not hold"
+    [uncovered] = example.labels.uncovered
+    assert (uncovered.perspective, uncovered.argument, uncovered.spans) == (1, 0, None)
+    [distortion] = example.extra["distortions"]
+    assert example.response[slice(*distortion["changed"])] == "does not hold"
+    [[pro], [con]] = example.extra["argument_spans"]
+    assert [example.response[s:e] for s, e in pro] == ["the zoos point number one member two holds true"]
+    assert con == []
+
+
+def test_an_invention_of_the_second_recipe_names_its_kind(fake_perspectrum, tmp_path):
+    folder, _, _ = fake_perspectrum
+    record = _second_recipe(
+        folder,
+        variant="hallucination",
+        response=LONG_RESPONSE.replace("does not hold", "holds true"),
+        stated={
+            "pro-1": ["the zoos point number one member two holds true"],
+            "con-1": ["the zoos point number four member two holds true"],
+        },
+        distorted=[],
+        invented=[{"text": "a view most experts share", "kind": "consensus"}],
+    )
+    [example] = _check(tmp_path, folder, record).examples
+    assert example.extra["inventions"] == [{"span": list(example.labels.hallucinated_spans[0]), "kind": "consensus"}]
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        (
+            {"stated": {"pro-1": ["the zoos point number one member two holds true"], "con-1": ["does not hold"]}},
+            "stated.con-1",
+        ),
+        ({"stated": {}}, "stated.pro-1"),  # pro-1 neither stated, distorted nor dropped
+        (
+            {"distorted": [{"argument": "con-1", "text": "does not hold", "changed": "not", "how": "guess"}]},
+            "distorted[0].how",
+        ),
+        ({"invented": [{"text": "a view most experts share", "kind": "gossip"}]}, "invented[0].kind"),
+        ({"variant": "clean"}, "invented/dropped"),
+    ],
+)
+def test_a_bad_second_recipe_record_names_its_field(fake_perspectrum, tmp_path, changes, field):
+    folder, _, _ = fake_perspectrum
+    checked = _check(tmp_path, folder, _second_recipe(folder, **changes))
+    assert [e.field for e in checked.errors] == [field]
+
+
+def test_hands_inputs_are_train_claims_with_both_sides_and_up_to_five_arguments_a_side(fake_perspectrum):
+    folder, _, _ = fake_perspectrum
+    claims = perspectrum_claims.load_claims(["train"], folder)
+    inputs = written.hand_inputs(claims, used={1}, seed=3)
+    assert inputs == written.hand_inputs(claims, used={1}, seed=3)
+    assert inputs[-1]["claim"] == 1 and {i["claim"] for i in inputs} == {1, 2, 3}
+    for item in inputs:
+        sides = [ref.split("-")[0] for ref in item["pids"]]
+        assert {"pro", "con"} <= set(sides) and max(sides.count("pro"), sides.count("con")) <= 5
+        assert all(SECRET not in text for text in item["arguments"].values())

@@ -149,7 +149,7 @@ def test_a_named_feature_set_is_the_only_one_fitted_and_an_unknown_one_is_refuse
     model, record = training.train(
         "coverage",
         examples,
-        examples,
+        {"dev": examples},
         {n: ScriptedDetector() for n in COMPONENTS},
         score,
         features="all",
@@ -162,7 +162,7 @@ def test_a_named_feature_set_is_the_only_one_fitted_and_an_unknown_one_is_refuse
         raise AssertionError("scored before the feature set was checked")
 
     with pytest.raises(TrainingInputError, match="no coverage feature set 'everything'"):
-        training.train("coverage", examples, examples, {}, never, features="everything", log=lambda _: None)
+        training.train("coverage", examples, {"dev": examples}, {}, never, features="everything", log=lambda _: None)
 
 
 @pytest.mark.slow
@@ -269,3 +269,21 @@ def test_a_feature_constant_on_the_training_rows_is_left_out_of_the_head():
     gold = (rows[:, FEATURES.index("matching coverage")] > 0.5).astype(int)
     head = training.fit("coverage", ("matching hallucination", "matching coverage", "rouge coverage"), rows, gold, 1.0)
     assert head.features == ("matching coverage", "rouge coverage")
+
+
+def test_a_choice_is_judged_by_each_dev_sets_worst_slice():
+    from explorer.data.example import Labels
+
+    def example(i, variant, error):
+        labels = Labels(hallucination=error, coverage_error=False, kind="organic", ambiguous=False)
+        return make_example("R.", ("pro", ["A."]), example_id=f"{variant}{i}").replace(
+            labels=labels, extra={"variant": variant}
+        )
+
+    v3 = [example(i, "A", False) for i in range(3)] + [example(i, v, True) for i in range(3) for v in "RN"]
+    slices = {"v3": training.selection_slices(v3, "hallucination")}
+    assert set(slices["v3"]) == {"variant R", "variant N"}
+    scores = {e.id: (0.9 if e.extra["variant"] == "N" else 0.5 if e.extra["variant"] == "R" else 0.1) for e in v3}
+    scores["R0"] = 0.0  # one reversal below every faithful answer
+    worst, aucs = training.worst_slices(slices, scores)
+    assert aucs == {"v3: variant R": pytest.approx(2 / 3), "v3: variant N": 1.0} and worst == pytest.approx(2 / 3)

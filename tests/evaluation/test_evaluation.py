@@ -349,3 +349,29 @@ def test_every_detector_pair_is_tested_only_against_the_best():
         assert cells[detector_name].p_value == pytest.approx(min(1.0, 2 * cells[detector_name].p_value_uncorrected))
         assert cells[detector_name].significantly_worse is True
     assert list(itertools.chain(evaluated.word_cells)) == []
+
+
+def test_records_that_name_a_variant_are_also_evaluated_per_variant():
+    from explorer.data.example import Example, Labels, Perspective
+    from explorer.detectors.base import DetectorResult
+    from explorer.evaluation.auc import Settings, evaluate
+
+    def example(i, variant, hallucination):
+        labels = Labels(hallucination=hallucination, coverage_error=False, kind="organic", ambiguous=False)
+        return Example(
+            f"e{i}",
+            "q?",
+            (Perspective("pro", ("An argument here.",)),),
+            "A response.",
+            labels=labels,
+            extra={"variant": variant},
+        )
+
+    examples = [example(i, "A", False) for i in range(4)] + [example(4 + i, "R", True) for i in range(4)]
+    results = {
+        e.id: {"d": DetectorResult("d", 0.9 if e.extra["variant"] == "R" else 0.1, 0.0, {"pro": 0.0}, (), (), {})}
+        for e in examples
+    }
+    evaluation = evaluate(examples, results, ["d"], Settings(n_bootstrap=10), word_level=False)
+    [cell] = [c for c in evaluation.variant_cells if c.error_type == "hallucination"]
+    assert (cell.slice, cell.auc, cell.positives, cell.negatives) == ("variant:R", 1.0, 4, 4)

@@ -2,7 +2,14 @@
 
 import pytest
 
-from explorer.text.claims import clause_spans, mean_word_scores, piece_spans, sentence_spans, split_sentences
+from explorer.text.claims import (
+    candidate_spans,
+    clause_spans,
+    mean_word_scores,
+    piece_spans,
+    sentence_spans,
+    split_sentences,
+)
 
 
 def sentences(text: str) -> list[str]:
@@ -105,4 +112,20 @@ def test_pieces_cut_a_list_of_that_clauses_and_drop_one_word_headers():
         "Those who want homework capped note that it does little for young children",
         "that it puts low-income students at a disadvantage",
         "and that kids need time for pubs, clubs and sport.",
+    ]
+
+
+def test_a_markdown_table_row_is_a_line_and_each_cell_a_sentence():
+    text = "Both sides:\n\n| For | Against |\n|---|---|\n| Uniforms cut bullying | Uniforms limit expression |\nDone."
+    cells = [text[s:e] for s, e in sentence_spans(text)]
+    assert cells == ["Both sides:", "For", "Against", "Uniforms cut bullying", "Uniforms limit expression", "Done."]
+
+
+def test_candidates_are_the_pieces_and_every_sentence_of_several_pieces():
+    text = "Supporters say uniforms cut bullying at school, and they save parents money. It depends."
+    found = [text[s:e] for s, e in candidate_spans(text)]
+    assert found == [
+        "Supporters say uniforms cut bullying at school",
+        "Supporters say uniforms cut bullying at school, and they save parents money.",
+        "and they save parents money.",
     ]

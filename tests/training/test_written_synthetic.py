@@ -107,3 +107,22 @@ def test_main_reads_train_claims_only_and_never_the_foreign_dev_set(
     assert opened_files and not [path for path in opened_files if "npov_foreign" in path]
     written = parse_jsonl(out).examples
     assert written and all("Reserved" not in json.dumps(e.to_dict()) for e in written)
+
+
+def test_a_misstatement_turns_one_stated_argument_and_marks_it_invented_and_uncovered(made):
+    [turned] = [e for e in made if "-misstatement-" in e.id]
+    [(start, end)] = turned.labels.hallucinated_spans
+    [uncovered] = turned.labels.uncovered
+    stated = written_synthetic.statements(MatchingDetector(), ANSWER)[(uncovered.perspective, uncovered.argument)]
+    before = ANSWER.response[stated[0][0] : stated[0][1]]
+    assert turned.response[start:end] != before
+    assert turned.response[:start] == ANSWER.response[: stated[0][0]]
+    assert turned.labels.hallucination and turned.labels.coverage_error
+
+
+def test_an_answer_of_the_second_recipe_is_turned_where_its_spans_say():
+    statement = "uniforms cut bullying about clothes"
+    start = ANSWER.response.index(statement)
+    spans = [[[[start, start + len(statement)]], []], [[]]]
+    example = ANSWER.replace(extra={"argument_spans": spans})
+    assert written_synthetic.statements(None, example) == {(0, 0): [(start, start + len(statement))]}
