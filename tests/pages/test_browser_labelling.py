@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
+from explorer.cli import main
 from explorer.data.example import Labels
 from explorer.data.jsonl import parse_jsonl, write_jsonl
 from explorer.data.labelling import snap
 from explorer.data.samples import load_samples
-from tests.helpers import BROWSER_GROUP, ROOT
+from tests.helpers import BROWSER_GROUP
 from tests.pages.browser import open_dataset_page, screenshot, settle
 
 pytestmark = [pytest.mark.browser, BROWSER_GROUP]
@@ -59,7 +58,7 @@ def _finding(page) -> str:
     return found.get_attribute("data-finding")
 
 
-def test_five_answers_labelled_in_the_browser_make_a_labels_file_validate_and_eval_read(page, tmp_path):
+def test_five_answers_labelled_in_the_browser_make_a_labels_file_validate_and_eval_read(page, tmp_path, capsys):
     answers = _upload_log(page, tmp_path)
     labels_file = tmp_path / "my-labels.jsonl"
     path_box = page.get_by_role("textbox", name="Labels file")
@@ -128,16 +127,9 @@ def test_five_answers_labelled_in_the_browser_make_a_labels_file_validate_and_ev
         for field, value in wanted.items():
             assert record.get(field, [] if isinstance(value, list) else None) == value, (example_id, field, record)
         assert by_id[example_id].response == answers[example_id].response  # the answer itself, unchanged
-    explorer = [sys.executable, "-m", "explorer"]
-    validated = subprocess.run([*explorer, "validate", str(labels_file)], capture_output=True, text=True, cwd=ROOT)
-    assert validated.returncode == 0 and "5 valid example(s), 0 problem(s)" in validated.stdout
-    evaluated = subprocess.run(
-        [*explorer, "eval", str(labels_file), "--detectors", "rouge", "--out", str(tmp_path / "report"), "--quiet"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    assert evaluated.returncode == 0, evaluated.stderr
+    assert main(["validate", str(labels_file)]) == 0
+    assert "5 valid example(s), 0 problem(s)" in capsys.readouterr().out
+    assert main(["eval", str(labels_file), "--detectors", "rouge", "--out", str(tmp_path / "report"), "--quiet"]) == 0
     assert (tmp_path / "report.json").is_file()
 
     # A new session: the same upload, the same file named, and the five labels are back.
