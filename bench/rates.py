@@ -10,8 +10,9 @@ every copy through the result cache, so what is measured is reading the log, loo
 results and the estimate with its bootstrap, not the detector. Each run is a fresh `explorer
 rates` process with its own empty cache folder; then the estimate alone from the same scores given
 as a file (`--scores`, `explorer score`'s output). Peak memory is that of the process and its
-descendants (Ray's included), as `bench/scale.py` measures it; the reports of every run are
-compared byte for byte.
+descendants (Ray's included), and its CPU time the sum of theirs (sampled, a little low), as
+`bench/scale.py` measures them: on a shared machine CPU time says more than the wall clock. The
+reports of every run are compared byte for byte.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def main(argv=None) -> int:
         ]
         scores = out / "scores.jsonl"
         print(f"\n{args.answers} answers, {detectors.VERDICT_DETECTOR}, {args.bootstrap} bootstrap rounds, by topic")
-        print(f"{'run':<14}{'seconds':>9}{'answers/s':>11}{'peak MiB':>10}  report")
+        print(f"{'run':<14}{'seconds':>9}{'answers/s':>11}{'CPU s':>8}{'answers/CPU-s':>15}{'peak MiB':>10}  report")
         reference = None
         for name, extra in [*engines, ("scores given", ["--scores", str(scores)])]:
             if name == "scores given":
@@ -82,6 +83,7 @@ def main(argv=None) -> int:
             same = "identical" if made == reference else "DIFFERS from local"
             print(
                 f"{name:<14}{figures['seconds']:>9.1f}{args.answers / figures['seconds']:>11.0f}"
+                f"{figures['cpu']:>8.1f}{args.answers / max(figures['cpu'], 1e-9):>15.0f}"
                 f"{figures['peak_mib']:>10.0f}  {same}"
             )
         print("\n" + (out / "local.md").read_text())

@@ -49,7 +49,7 @@ def test_calibrating_on_the_sessions_labels_puts_it_in_force_and_names_it():
     calibrate.click().run()
     assert not at.exception, at.exception
     own = at.session_state[state.OWN_CALIBRATION]
-    assert own.labels == 72 and own.name == "your 72 labels (upload:mine.jsonl)"
+    assert own.labels == 72 and own.name == "your 72 labels (mine.jsonl)"
     assert set(own.calibrations.detectors) == {"rouge"}
     assert any(f"Verdicts calibrated on {own.name}" in info.value for info in at.sidebar.info)
     assert any(f"In force: calibrated on {own.name}" in s.value for s in at.success)

@@ -21,7 +21,7 @@ from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors import DetectorResult
 from explorer.evaluation import calibration, refit, verdict
-from explorer.ui import labelling, state
+from explorer.ui import labelling, links, state
 from explorer.ui.text import literal
 
 CALIBRATION_BOOTSTRAP = 200  # resamples for the intervals on the page; `explorer calibrate` uses 1000
@@ -116,7 +116,7 @@ def calibrate_section(dataset_name: str, examples: Sequence[Example], results: R
         f"Calibrate on your {len(labelled)} labels",
         key="dataset.labels.calibrate",
         on_click=_calibrate,
-        args=(labelled, by_detector, dataset_name),
+        args=(labelled, by_detector, dataset_name.removeprefix(links.UPLOAD_PREFIX)),
         disabled=not labelled,
         type="primary",
     )
