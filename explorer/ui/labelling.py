@@ -352,8 +352,8 @@ def calibration_note() -> None:
 
 
 def label_expander(example: Example, found: Mapping[str, Verdict] | None, *, key: str) -> None:
-    """Inspect's "Label this answer": the labels file and the labelling view, closed until opened."""
-    title = "Label this answer" + (f" (labelled: {current(example).labels.summary()})" if is_labelled(example) else "")
-    with st.expander(title):
+    """Inspect's "Label this answer": the labels file and the labelling view, closed until opened
+    (a fixed title: a title that changed with the labels would close it at the first move)."""
+    with st.expander("Label this answer", key=f"{key}.open", icon=":material/edit_note:"):
         labels_file_controls(f"{key}.file")
         label_view(example, found, key=key)
