@@ -8,7 +8,7 @@ PORT   ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM  # the browser tests read it too
 
-.PHONY: app test venv chromium clean
+.PHONY: app test venv chromium clean docs records
 
 venv: $(STAMP)
 
@@ -60,5 +60,23 @@ chromium:
 	$$sudo apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends chromium fonts-noto-color-emoji
 
+# The generated docs (detector cards, the CLI reference, the README's and pages' generated
+# blocks) from today's records, then the site, checked as the tests check it.
+docs: $(STAMP)
+	$(PY) -m explorer.docs
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
+# Every record the cards read, measured again, then the generated docs: run it after refitting or
+# changing a detector (docs/development/records.md). Long: every fast detector scores the three
+# evaluation sets (about an hour on two shared cores). Salience is left out of the speed record:
+# its exact gradients take minutes an example on a CPU (`bench/speed.py --detectors salience
+# --examples 2 --record` on a GPU).
+SPEED_DETECTORS ?= $(shell $(PY) -c "from explorer import detectors; print(','.join(n for n in detectors.names() if n != 'salience'))")
+records: $(STAMP)
+	$(PYC) OMP_NUM_THREADS=1 $(PY) bench/dev_sets.py
+	$(PYC) OMP_NUM_THREADS=1 $(PY) bench/speed.py --detectors $(SPEED_DETECTORS) --record
+	$(PYC) OMP_NUM_THREADS=1 $(PY) bench/failure_modes.py
+	$(PY) -m explorer.docs
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache site

@@ -9,6 +9,10 @@ inside the package under `resources/` and are found through `importlib.resources
 | `EXPLORER_CACHE_DIR` | result cache and classifiers the user trained | `~/.cache/rag-error-explorer` |
 | `EXPLORER_MODEL_CACHE` | language models converted from GGUF | `<cache>/models` under the home folder |
 | `EXPLORER_SHARED_DATA` | third-party reference data (ArgKP, Perspectrum) | `../shared/data` beside the checkout |
+
+The generation servers the app offers its visitors, and their keys, are the operator's: they
+come from Streamlit's secrets (`[generation]` in `.streamlit/secrets.toml`), read by
+`explorer.generation.servers`; the app reads no other variable a visitor could name.
 """
 
 from __future__ import annotations

@@ -59,6 +59,15 @@ MAX_GPUS_PER_WORKER = 16
 MAX_VARIANTS = 100
 MAX_RETRIES = 10  # a server's failed connections, time-outs, 408, 409, 429 and 5xx
 MAX_TIMEOUT = 3_600  # seconds to connect to a server, and to wait for each piece of its answer
+MAX_LORA_RANK = 256  # the shipped adapters use 4-16; the models' hidden sizes are 384 and 576
+MAX_LORA_ALPHA = 4 * MAX_LORA_RANK
+MAX_EPOCHS = 100  # the matcher: one epoch over ArgKP train takes minutes
+MAX_SESSION_MINUTES = 7 * 24 * 60
+MAX_DEV_LOSSES = 10_000  # the generator's dev loss: one forward pass each
+MAX_DEV_ANSWERS = 1_000  # the generator's dev answers: one generation each
+MAX_ARGUMENTS = 100
+MAX_CLAIMS = 100_000  # Perspectrum has under a thousand
+MAX_DEADLINE = 86_400  # seconds for a server's whole answer
 
 THREADS = bounded(int, 1, MAX_THREADS)
 SEED = bounded(int, 0, MAX_SEED)
@@ -78,6 +87,30 @@ GPUS_PER_WORKER = bounded(float, 0, MAX_GPUS_PER_WORKER, open_low=True)
 VARIANTS = bounded(int, 1, MAX_VARIANTS)
 RETRIES = bounded(int, 0, MAX_RETRIES)
 TIMEOUT = bounded(float, 0, MAX_TIMEOUT, open_low=True)
+DEADLINE = bounded(float, 0, MAX_DEADLINE, open_low=True)
+LORA_RANK = bounded(int, 1, MAX_LORA_RANK)
+LORA_ALPHA = bounded(int, 1, MAX_LORA_ALPHA)
+EPOCHS = bounded(int, 1, MAX_EPOCHS)
+ARGUMENTS = bounded(int, 1, MAX_ARGUMENTS)
+CLAIMS = bounded(int, 1, MAX_CLAIMS)
+CLAIMS_SKIPPED = bounded(int, 0, MAX_CLAIMS)
+
+# The fields of the trainers' settings dataclasses, as the `python -m explorer.training.*` modules
+# take them (`--field-name`, `explorer.training.checkpoints.add_settings_options`).
+SETTING_RANGES = {
+    "steps": TRAINING_STEPS,
+    "batch_size": BATCH_SIZE,
+    "micro_batch": BATCH_SIZE,
+    "learning_rate": LEARNING_RATE,
+    "eval_every": TRAINING_STEPS,
+    "save_every": bounded(int, 0, MAX_TRAINING_STEPS),  # 0: only when evaluated
+    "rank": LORA_RANK,
+    "seed": SEED,
+    "reorder": bounded(float, 0, 1),  # a share of the examples
+    "minutes": bounded(float, 0, MAX_SESSION_MINUTES),  # 0: no limit
+    "dev_losses": bounded(int, 1, MAX_DEV_LOSSES),
+    "dev_answers": bounded(int, 0, MAX_DEV_ANSWERS),
+}
 
 
 class _WarningLine(logging.Handler):

@@ -4,7 +4,9 @@
 once everything is written (`os.replace`, atomic on one file system): a run that fails or is
 interrupted leaves the previous output exactly as it was, and two runs writing one output leave
 one whole file, never lines of both. Only a SIGKILL or a power cut can leave the hidden
-temporary file (`.NAME.*.tmp`) behind; the target itself is never half-written.
+temporary file (`.NAME.*.tmp`) behind; the target itself is never half-written, and the next
+write of the same target removes it. A writer holds a lock on its temporary file (`flock`, which
+dies with the process) until the file is in place, so only the files of dead writers are removed.
 
 A target that is not a regular file (`/dev/stdout`, a named pipe, `/dev/full`) cannot be
 replaced by renaming, so it is written in place; `check_output` lets only the standard streams
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import stat
 import subprocess
@@ -70,6 +73,45 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
+def _remove_stale(target: Path) -> None:
+    """Remove the temporary files of `target` that no writer holds: those of runs killed before
+    they could put their file in place (a live writer's lock refuses `LOCK_NB`)."""
+    prefix = f".{target.name}."
+    try:
+        entries = [entry for entry in os.scandir(target.parent) if entry.name.startswith(prefix)]
+    except OSError:  # no folder yet: creating the temporary file says why
+        return
+    for entry in entries:
+        if not entry.name.endswith(".tmp") or not entry.is_file(follow_symlinks=False):
+            continue
+        with contextlib.suppress(OSError):
+            descriptor = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                if os.path.samestat(os.fstat(descriptor), os.stat(entry.path, follow_symlinks=False)):
+                    os.unlink(entry.path)
+            finally:
+                os.close(descriptor)
+
+
+def _locked_temporary(target: Path):
+    """A new temporary file beside `target`, locked for as long as it is open."""
+    while True:
+        handle = tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
+        )
+        # A remover holds the lock for an instant at most. A file system without locks fails here,
+        # and then fails a remover's lock too: it never takes a file there for a dead writer's.
+        with contextlib.suppress(OSError):
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            if os.path.samestat(os.fstat(handle.fileno()), os.stat(handle.name, follow_symlinks=False)):
+                return handle
+        except FileNotFoundError:
+            pass  # a remover locked it first, taking it for a dead writer's: make another
+        handle.close()
+
+
 @contextlib.contextmanager
 def atomic_writer(path: Path, *, owned: bool = False, durable: bool = True) -> Iterator[_Output]:
     """A text file (UTF-8) that replaces `path` when the `with` block ends without an error.
@@ -89,18 +131,17 @@ def atomic_writer(path: Path, *, owned: bool = False, durable: bool = True) -> I
         if in_place:
             handle = target.open("w", encoding="utf-8")
         else:
-            handle = tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
-            )
+            _remove_stale(target)
+            handle = _locked_temporary(target)
     except OSError as error:
         raise WriteError(shown, error) from error
 
     def discard() -> None:
-        with contextlib.suppress(OSError):
-            handle.close()
         if not in_place:
             with contextlib.suppress(OSError):
                 os.unlink(handle.name)
+        with contextlib.suppress(OSError):
+            handle.close()
 
     try:
         yield _Output(handle, shown)
@@ -114,10 +155,10 @@ def atomic_writer(path: Path, *, owned: bool = False, durable: bool = True) -> I
         handle.flush()
         if durable:
             os.fsync(handle.fileno())
-        handle.close()
         kept_mode = target.is_file() and not target.is_symlink()  # an owned path's link is replaced
-        os.chmod(handle.name, target.stat().st_mode & 0o7777 if kept_mode else _new_file_mode())
-        os.replace(handle.name, target)
+        os.fchmod(handle.fileno(), target.stat().st_mode & 0o7777 if kept_mode else _new_file_mode())
+        os.replace(handle.name, target)  # still locked: no remover takes it for a dead writer's
+        handle.close()
     except OSError as error:
         discard()
         raise WriteError(shown, error) from error
@@ -244,15 +285,33 @@ def check_output(
       `third_party` output (text under another licence) may go nowhere inside the checkout;
       `may_replace` names repository files the command regenerates (the shipped samples);
     - exists but is not a regular file (a folder, FIFO or device; the standard streams,
-      `STANDARD_STREAMS`, are written in place), or for a folder output is not a folder;
+      `STANDARD_STREAMS`, are written in place), or for a folder output is not a folder; is a
+      standard stream or a device when the command writes files named after it (`written`:
+      `--out /dev/stdout` would make `/dev/stdout.md`);
     - is an existing file that is read-only.
     """
     given = [Path(path) for path in inputs if path is not None]
     label = f"{name} {output}" if name else str(output)
-    for path in [Path(output)] if written is None or folder else [Path(p) for p in written]:
+    paths = [Path(output)] if written is None or folder else [Path(p) for p in written]
+    if paths != [Path(output)] and _is_stream_or_device(Path(output)):
+        raise UnsafeOutputError(
+            f"{label} is a stream or a device, but the command writes files named after it "
+            f"({', '.join(map(str, paths))}); choose a file path"
+        )
+    for path in paths:
         subject = label if path == Path(output) else f"{label} writes {path}, which"
         _refuse_clashes(path, subject, given, folder=folder, third_party=third_party, may_replace=may_replace)
         _refuse_unwritable(path, subject, folder=folder)
+
+
+def _is_stream_or_device(path: Path) -> bool:
+    if str(path) in STANDARD_STREAMS:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _refuse_clashes(

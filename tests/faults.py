@@ -32,10 +32,16 @@ def unwritable_folder(tmp_path: Path) -> Path:
     return blocker / "folder"
 
 
-def explorer(
-    *arguments: str, file_size_limit: int | None = None, memory_limit: int | None = None, **options
+def explorer(*arguments: str, **options) -> subprocess.Popen:
+    """`python -m explorer ARGUMENTS` in a new process (the checkout first on its path), with
+    the options of `python_module`."""
+    return python_module("explorer", *arguments, **options)
+
+
+def python_module(
+    module: str, *arguments: str, file_size_limit: int | None = None, memory_limit: int | None = None, **options
 ) -> subprocess.Popen:
-    """`python -m explorer ARGUMENTS` in a new process (the checkout first on its path).
+    """`python -m MODULE ARGUMENTS` in a new process (the checkout first on its path).
 
     With `file_size_limit`, the process may not grow any regular file past that many bytes
     (RLIMIT_FSIZE): its writes then fail with EFBIG, as on a full disk. Pipes are not limited.
@@ -55,7 +61,7 @@ def explorer(
         # breaks every later import of that module ("marshal data too short").
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
     return subprocess.Popen(
-        [sys.executable, "-m", "explorer", *arguments],
+        [sys.executable, "-m", module, *arguments],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

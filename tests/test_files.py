@@ -166,6 +166,37 @@ def test_two_runs_writing_one_output_leave_one_whole_file(tmp_path):
     assert temporary_files(tmp_path) == []
 
 
+# Issue 52: the temporary file a SIGKILL leaves is removed by the next write of the same output.
+
+
+def test_the_next_write_removes_a_dead_writers_temporary_file_and_no_live_ones(tmp_path):
+    target = tmp_path / "out.jsonl"
+    (tmp_path / ".out.jsonl.abc123.tmp").write_text("", encoding="utf-8")  # what a SIGKILL left
+    (tmp_path / ".other.jsonl.abc123.tmp").write_text("", encoding="utf-8")  # another output's
+    with atomic_writer(target) as out:
+        out.write("first\n")
+        live = temporary_files(tmp_path)
+        assert ".out.jsonl.abc123.tmp" not in live and len(live) == 2  # its own and the other output's
+        write_text(target, "second\n")  # a second writer of the same output, while the first is writing
+        assert set(live) <= set(temporary_files(tmp_path))  # the first one's file was kept
+    assert target.read_text(encoding="utf-8") == "first\n"  # the last to finish wins, whole
+    assert temporary_files(tmp_path) == [".other.jsonl.abc123.tmp"]
+
+
+def test_a_run_killed_mid_way_leaves_a_temporary_file_the_next_run_removes(tmp_path, many_examples):
+    out = tmp_path / "scores.jsonl"
+    run = explorer("score", str(many_examples), "--out", str(out), "--quiet", "--no-cache")
+    wait_for(lambda: temporary_files(tmp_path) or run.poll() is not None)
+    run.send_signal(signal.SIGKILL)
+    run.wait(timeout=60)
+    assert run.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    assert temporary_files(tmp_path), "killed before it made its temporary file"
+    small = tmp_path / "small.jsonl"
+    small.write_text(jsonl(good("a")), encoding="utf-8")
+    assert main(["score", str(small), "--out", str(out), "--quiet", "--no-cache"]) == 0
+    assert temporary_files(tmp_path) == []
+
+
 # Issue 28: an input is read only when it is a regular file, within a size limit.
 
 

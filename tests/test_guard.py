@@ -60,6 +60,7 @@ def clashing(tmp_path: Path, data: Path) -> dict[str, list[str]]:
         "generate": ["generate", str(data), "--out", str(data)],
         "claims": ["claims", str(data), "--out", str(data)],
         "build-data": ["build-data", "--data", str(folder), "--out", str(original)],
+        "detectors": [],
         "calibrate": ["calibrate", str(data), "--out", str(data)],
         "rates": ["rates", str(report), "--out", str(tmp_path / "report")],
     }
@@ -180,3 +181,14 @@ def test_synth_may_regenerate_the_shipped_synthetic_samples_and_nothing_else_of_
 def test_train_refuses_an_output_folder_that_holds_its_data(tmp_path, data, capsys):
     assert main(["train", "--task", "coverage", "--data", str(data), "--out", str(tmp_path)]) == 2
     assert f"--out {tmp_path} holds the input {data}" in capsys.readouterr().err
+
+
+def test_an_output_named_after_a_stream_or_a_device_is_refused(tmp_path, data, capsys):
+    """Issue 52: `eval --out /dev/stdout` wrote /dev/stdout.md and /dev/stdout.json."""
+    with pytest.raises(UnsafeOutputError, match="is a stream or a device, but the command writes files named after"):
+        check_output(Path("/dev/stdout"), written=[Path("/dev/stdout.md"), Path("/dev/stdout.json")])
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    assert main(["eval", str(data), "--detectors", "rouge", "--out", str(pipe), "--quiet"]) == 2
+    assert f"--out {pipe} is a stream or a device" in capsys.readouterr().err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["data.jsonl", "pipe"]

@@ -1,5 +1,5 @@
-"""What the commands share: exit codes and their error, reading input, building detectors from
-their names and options, and scoring on the chosen engine."""
+"""What the commands share: exit codes and their error (recorded in `explorer.cli.exit_codes`),
+reading input, building detectors from their names and options, and scoring on the chosen engine."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from explorer import console, detectors
+from explorer.cli.exit_codes import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_SERVER, EXIT_USAGE, CliError  # noqa: F401
 from explorer.config import cache_dir, torch_threads
 from explorer.data.example import Example
 from explorer.data.jsonl import LoadResult, parse_jsonl
@@ -17,14 +18,6 @@ from explorer.models.language_model import InvalidModelError
 from explorer.scoring import ray_engine
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.runner import ScoredExample, score_requests
-
-EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_IO, EXIT_SERVER = 0, 1, 2, 3, 4
-
-
-class CliError(Exception):
-    def __init__(self, message: str, code: int):
-        super().__init__(message)
-        self.code = code
 
 
 def load(path: Path) -> LoadResult:

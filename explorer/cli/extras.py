@@ -69,6 +69,7 @@ def run_generate(args: argparse.Namespace) -> int:
         api_key_env=args.api_key_env or "",
         timeout=args.timeout,
         retries=args.retries,
+        deadline=args.deadline,
         adapter=args.adapter,
         guard=not args.no_guard,
     )
@@ -98,8 +99,14 @@ def given_adapter(args: argparse.Namespace) -> Path | None:
     return None if args.adapter in ADAPTER_CHOICES else Path(args.adapter)
 
 
+def local_model(args: argparse.Namespace) -> Path | None:
+    """The model folder or file `--model` names when the model runs here; with `--base-url` it is
+    the server's name for its model, not a path."""
+    return Path(args.model) if args.model and args.base_url is None else None
+
+
 def add_generate_parser(commands) -> None:
-    from explorer.generation.server import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+    from explorer.generation.server import DEFAULT_DEADLINE, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 
     generate = commands.add_parser(
         "generate",
@@ -150,6 +157,12 @@ def add_generate_parser(commands) -> None:
         help=f"seconds to wait to connect and for each piece of an answer (default {DEFAULT_TIMEOUT:g})",
     )
     server.add_argument(
+        "--deadline",
+        type=console.DEADLINE,
+        default=DEFAULT_DEADLINE,
+        help=f"seconds for a whole answer, all tries together (default {DEFAULT_DEADLINE:g})",
+    )
+    server.add_argument(
         "--retries",
         type=console.RETRIES,
         default=DEFAULT_RETRIES,
@@ -158,7 +171,10 @@ def add_generate_parser(commands) -> None:
     )
     generate.add_argument("--quiet", action="store_true", help="no progress bar")
     generate.set_defaults(run=run_generate)
-    declare(generate, Files(inputs=("input", "model"), also_read=lambda args: [given_adapter(args)], output="out"))
+    declare(
+        generate,
+        Files(inputs=("input",), also_read=lambda args: [given_adapter(args), local_model(args)], output="out"),
+    )
 
 
 def run_train_generator(args: argparse.Namespace) -> int:
@@ -315,26 +331,47 @@ def run_build_data(args: argparse.Namespace) -> int:
         return perspectrum.run(args)
     except ValueError as error:  # a test split asked for
         raise CliError(str(error), EXIT_USAGE) from error
-    except FileNotFoundError as error:  # the shared Perspectrum files
-        raise CliError(str(error), EXIT_IO) from error
-    except OSError as error:  # the output's folder cannot be made
-        raise CliError(f"cannot write {args.out}: {error.strerror or error}", EXIT_IO) from error
+    except OSError as error:  # a Perspectrum file missing or not a regular file; the output's folder cannot be made
+        raise CliError(f"{error.filename or args.out}: {error.strerror or error}", EXIT_IO) from error
 
 
 def _earlier_stages(json_path: Path, record: dict) -> list:
     """The stages of the ablation record at `json_path` when it was run with the same detector,
-    data and settings as `record` (a rerun after a time limit goes on from there), else none."""
-    import json
-
+    data and settings as `record` (a rerun after a time limit goes on from there), else none. A
+    record that cannot be read back (not JSON, another shape, forged figures) is ignored with a
+    warning: its stages are trained again."""
+    from explorer.data.jsonl import loads
     from explorer.evaluation.ablation import stage_result
+    from explorer.files import MAX_INPUT_BYTES, read_regular
+
+    def ignored(problem: str) -> list:
+        print(f"explorer: warning: {json_path}: {problem}; no stage is kept from it", file=sys.stderr)
+        return []
 
     try:
-        earlier = json.loads(json_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        earlier = loads(read_regular(json_path, MAX_INPUT_BYTES).decode("utf-8"))
+    except FileNotFoundError:
         return []
+    except OSError as error:
+        return ignored(f"cannot be read ({error.strerror or error})")
+    except ValueError as error:  # not UTF-8, not JSON
+        return ignored(f"is not an ablation record ({error})")
+    if not isinstance(earlier, dict):
+        return ignored("is not an ablation record (not a JSON object)")
     if any(earlier.get(key) != value for key, value in record.items()):
         return []
-    return [stage_result(stage) for stage in earlier.get("stages", [])]
+    stages = earlier.get("stages", [])
+    if not isinstance(stages, list):
+        return ignored("its stages are not a list")
+    kept = []
+    for i, stage in enumerate(stages):
+        try:
+            kept.append(stage_result(stage))
+        except ValueError as error:
+            return ignored(f"stages[{i}]: {error}")
+    if len({result.stage for result in kept}) < len(kept):
+        return ignored("it gives a stage twice")
+    return kept
 
 
 def add_build_data_parser(commands) -> None:

@@ -2,7 +2,7 @@
 
     python -m explorer.cli.stacked --data ~/.cache/rag-error-explorer/perspectrum.jsonl \\
         --organic ~/.cache/rag-error-explorer/written.jsonl --part head --dev ../shared/data/npov_foreign/dev.jsonl \\
-        --coverage-features all
+        --coverage-features all --ship
 
 trains both error types (`explorer.training.stacked.train`) on the head's half of the claims of
 Perspectrum train and the team-written corpus, choosing C and the feature set on `--dev` (the
@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from explorer import detectors
+from explorer.cli import guard
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
@@ -29,7 +30,7 @@ from explorer.detectors.stacked import create_components
 from explorer.scoring.runner import all_results
 from explorer.training import ScoreExamples
 from explorer.training import stacked as training
-from explorer.training.data import foreign_training, is_labelled, training_examples
+from explorer.training.data import ForeignTraining, foreign_parser, foreign_sets, is_labelled, training_examples
 
 
 def scored_once(score: ScoreExamples) -> ScoreExamples:
@@ -67,13 +68,20 @@ def feature_options(parser) -> None:
         )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    given = foreign_training(
+def build_parser():
+    return foreign_parser(
+        "explorer.cli.stacked",
         "Train the stacked detector's heads, choosing C and features on --dev.",
         detectors.weights("stacked").shipped,
-        argv,
         feature_options,
     )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return guard.main(build_parser(), argv, lambda args: run(foreign_sets(args, argv)))
+
+
+def run(given: ForeignTraining) -> int:
     components, score = create_components(), scored_once(functools.partial(all_results, cache=None))
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     dev_sets = {"dev": given.dev_set}

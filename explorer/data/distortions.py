@@ -11,7 +11,8 @@ such change to a text, by closed word lists and the finite-verb rules of `explor
 data built from it carries exact spans: a judge of an argument against the words that state it
 learns *misstates* from it, and the tagger learns which words to mark.
 
-`resources/antonyms.txt` holds the opposite words, each line with the kind of change it makes.
+`resources/antonyms.txt` holds the opposite words (`explorer.text.polarity.opposites`), each line
+with the kind of change it makes.
 Rules that do not apply return None; none of them guarantees a fluent result, which is why the
 hand-written distortions of the team-written corpus (`explorer.data.written`) come first.
 """
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from explorer.config import RESOURCES
+from explorer.text.polarity import opposites
 from explorer.text.syntax import (
     FINITE_AUXILIARIES,
     PRONOUNS,
@@ -37,7 +38,6 @@ from explorer.text.syntax import (
     verb_lexicon,
 )
 
-ANTONYMS = RESOURCES / "antonyms.txt"
 Span = tuple[int, int]
 # Auxiliaries a "not" follows, and the contracted negations that stand for one.
 _NEGATABLE = frozenset("is are was were has have had will would shall should can could may might must".split())
@@ -72,32 +72,6 @@ def _bases() -> dict[str, tuple[str, str]]:
         for kind, form in forms.items():
             found.setdefault(form, (base, kind))
     return found
-
-
-@cache
-def opposites() -> dict[str, tuple[tuple[str, str], ...]]:
-    """Each word (verbs in every form) -> its opposites with the kind of change, both ways."""
-    pairs: dict[str, list[tuple[str, str]]] = {}
-
-    def add(one: str, other: str, how: str) -> None:
-        pairs.setdefault(one, []).append((other, how))
-        pairs.setdefault(other, []).append((one, how))
-
-    known = verb_forms()
-    for line in ANTONYMS.read_text(encoding="utf-8").splitlines():
-        fields = line.split()
-        if len(fields) != 3 or fields[0].startswith("#"):
-            continue
-        how, one, other = fields
-        if how.startswith("verb-"):
-            how = how.removeprefix("verb-")
-            add(one, other, how)
-            one_forms, other_forms = known.get(one, forms_of(one)), known.get(other, forms_of(other))
-            for kind in ("third", "past", "gerund"):
-                add(one_forms[kind], other_forms[kind], how)
-        else:
-            add(one, other, how)
-    return {word: tuple(dict.fromkeys(found)) for word, found in pairs.items()}
 
 
 def antonym(text: str, rng: random.Random) -> Distortion | None:

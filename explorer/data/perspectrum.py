@@ -47,7 +47,6 @@ from explorer.data.jsonl import write_jsonl
 from explorer.data.perspectrum_claims import ALLOWED_SPLITS, PerspectrumClaim, load_claims
 from explorer.data.perspectrum_responses import QUERIES, Casing, compose
 from explorer.data.synthetic import make_coverage_error, make_hallucination, with_verbalizations
-from explorer.files import check_output
 
 SOURCE_FIELD = "perspectrum"
 MAX_PER_SIDE = 4
@@ -211,15 +210,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    from explorer.cli.guard import Files, declare
+
+    parser = argparse.ArgumentParser(prog="python -m explorer.data.perspectrum", description=__doc__.split("\n\n")[0])
     add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        check_output(args.out, [args.data], name="--out", third_party=True)
-        return run(args)
-    except ValueError as error:  # TestSplitError and UnsafeOutputError included
-        parser.error(str(error))
+    declare(parser, Files(inputs=("data",), output="out", third_party=True))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from explorer.cli import extras, guard
+
+    return guard.main(build_parser(), argv, extras.run_build_data)  # what `explorer build-data` runs
 
 
 if __name__ == "__main__":

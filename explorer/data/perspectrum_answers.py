@@ -56,7 +56,6 @@ from explorer.data.perspectrum import SOURCE_FIELD, clean_example, coverage_pool
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.perspectrum_responses import Casing
 from explorer.data.synthetic import make_coverage_error, make_hallucination, with_verbalizations
-from explorer.files import check_output
 
 ANSWER_FIELD = "answer"
 SPLITS = ("train",)
@@ -398,8 +397,12 @@ def build(
     ]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    from explorer.cli.guard import Files, declare
+
+    parser = argparse.ArgumentParser(
+        prog="python -m explorer.data.perspectrum_answers", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--out", type=lambda t: Path(t).expanduser(), required=True, help="output JSON Lines (a cache)")
     parser.add_argument("--seed", type=console.SEED, default=0)
     parser.add_argument("--variants", type=console.VARIANTS, default=2, help="inputs per claim (default 2)")
@@ -422,12 +425,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         '("Should X be Y?"); off for the builds the shipped models were trained on',
     )
     parser.add_argument("--data", type=lambda t: Path(t).expanduser(), help="Perspectrum folder")
-    args = parser.parse_args(argv)
+    declare(parser, Files(inputs=("data",), output="out", third_party=True))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from explorer.cli import guard
+
+    return guard.main(build_parser(), argv, run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from explorer.cli.exit_codes import EXIT_USAGE, CliError
+
+    types = tuple(args.ambiguous_types.split(","))
+    if set(types) - set(AMBIGUOUS_TYPES):
+        raise CliError(f"--ambiguous-types must be among {','.join(AMBIGUOUS_TYPES)}", EXIT_USAGE)
     try:
-        check_output(args.out, [args.data] if args.data else [], name="--out", third_party=True)
-        types = tuple(args.ambiguous_types.split(","))
-        if set(types) - set(AMBIGUOUS_TYPES):
-            raise ValueError(f"--ambiguous-types must be among {','.join(AMBIGUOUS_TYPES)}")
         examples = build(
             folder=args.data,
             seed=args.seed,
@@ -437,7 +451,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             questions=args.questions,
         )
     except ValueError as error:
-        parser.error(str(error))
+        raise CliError(str(error), EXIT_USAGE) from error
     args.out.resolve().parent.mkdir(parents=True, exist_ok=True)
     write_jsonl(examples, args.out.resolve())
     counts = Counter(

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.data.shared_data import shared_data_dir
+from explorer.files import MAX_INPUT_BYTES, read_regular
 
 ALLOWED_SPLITS = ("train", "dev")
 SPLIT_FILE = "dataset_split_v1.0.json"
@@ -67,14 +68,20 @@ def _normalize(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("\u2019", "'").replace("\u2018", "'")).strip()
 
 
+def _read_json(path: Path):
+    """A Perspectrum file's JSON, read only when it is a regular file of bounded size (a FIFO or
+    `/dev/zero` in its place is an `OSError` at once, not a hang or a full memory)."""
+    return json.loads(read_regular(path, MAX_INPUT_BYTES))
+
+
 def load_claims(
     splits: Sequence[str] = ALLOWED_SPLITS, folder: Path | None = None, *, isolate_dev: bool = True
 ) -> list[PerspectrumClaim]:
     """The claims of `splits` (train and/or dev, never test) with their usable clusters."""
     splits = check_splits(splits)
     folder = perspectrum_dir(folder)
-    split_of = {int(cid): split for cid, split in json.loads((folder / SPLIT_FILE).read_text("utf-8")).items()}
-    records = json.loads((folder / CLAIMS_FILE).read_text("utf-8"))
+    split_of = {int(cid): split for cid, split in _read_json(folder / SPLIT_FILE).items()}
+    records = _read_json(folder / CLAIMS_FILE)
     # Only ids are compared before the filter: which perspectives a reserved (or dev) claim uses.
     reserved_pids: set[int] = set()
     dev_pids: set[int] = set()
@@ -93,7 +100,7 @@ def load_claims(
     needed = {int(pid) for _, record in wanted for cluster in record["perspectives"] for pid in cluster["pids"]}
     pool = {
         int(entry["pId"]): _normalize(entry["text"])
-        for entry in json.loads((folder / POOL_FILE).read_text("utf-8"))
+        for entry in _read_json(folder / POOL_FILE)
         if int(entry["pId"]) in needed
     }
     claims = []

@@ -7,6 +7,9 @@ a name is called "perspective N" (N its position), or "perspective N (2)" when t
 names another perspective so. An example holds at most `MAX_CHARACTERS` characters of text
 (query, perspective names, arguments and response together): beyond that the word maps and
 alignments take memory out of proportion, and a record that big is almost always a mistake.
+The query, the arguments and the response hold no run of more than `MAX_UNSPACED_RUN` characters
+without a space (a run of dots, one endless "word"): every detector reads text as words, and
+such a run is thousands of word pieces that are no words at all.
 Reading files (with the line of each problem) lives in `explorer.data.jsonl`.
 """
 
@@ -20,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import regex
+
 from explorer.data.example import (
     AMBIGUOUS_TYPES,
     KINDS,
@@ -30,12 +35,19 @@ from explorer.data.example import (
     Span,
     UncoveredArgument,
 )
+from explorer.text.words import UNSPACED_SCRIPTS
 
 _TOP_LEVEL_FIELDS = ("id", "topic", "query", "perspectives", "response", "labels", "split")
 
 # 100,000 characters is about 15,000 words, tens of times the responses of the paper's data;
 # `bench/example_size.py` measures time and memory up to it.
 MAX_CHARACTERS = 100_000
+# Characters between two spaces or line breaks; scripts written without spaces (Chinese,
+# Japanese: a word a character) do not count. A URL rarely passes a few hundred characters; a
+# 20,000-character run of dots held a worker 5 to 13 minutes before the taggers read it in full
+# windows (issue 51), and still costs as much as a whole 100,000-character answer.
+MAX_UNSPACED_RUN = 1_000
+_UNSPACED_RUN = regex.compile(rf"[^\s{UNSPACED_SCRIPTS}]{{{MAX_UNSPACED_RUN + 1},}}")
 
 
 _LABEL_FIELDS = (
@@ -73,6 +85,11 @@ class InvalidExample(ValueError):
 # json turns an escaped surrogate pair into one character, so any surrogate left is a lone one
 # ("\ud800"): not Unicode text, and encoding it as UTF-8 (cache keys, output files) fails.
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _shown(key: str) -> str:
+    """A key as a field name in a message, a lone surrogate in it escaped (`\\ud800`)."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _type_name(value: Any) -> str:
@@ -118,6 +135,32 @@ class _RecordReader:
                 "which is not Unicode text",
             )
         return surrogate is None
+
+    def spaced(self, value: str | None, where: str) -> None:
+        run = _UNSPACED_RUN.search(value) if value is not None else None
+        if run:
+            self.problem(
+                where,
+                f"characters {run.start():,}-{run.end():,} are {len(run.group()):,} characters without a space or "
+                f"line break; the limit is {MAX_UNSPACED_RUN:,}, since the detectors read text as words: break the "
+                "run up or leave it out",
+            )
+
+    def unknown_fields(self, record: Mapping, known: tuple[str, ...], prefix: str = "") -> None:
+        """A lone surrogate anywhere in the fields kept as they are (their keys and values,
+        nested), which every writer of the example would otherwise fail to encode at the end."""
+        # Depth-first in the record's order, without recursion: nesting may be as deep as json reads.
+        stack = [(f"{prefix}{_shown(key)}", key, value) for key, value in record.items() if key not in known][::-1]
+        while stack:
+            where, key, value = stack.pop()
+            if isinstance(key, str) and not self.unicode(key, f"{where} (the key)"):
+                continue
+            if isinstance(value, str):
+                self.unicode(value, where)
+            elif isinstance(value, dict):
+                stack += [(f"{where}.{_shown(k)}", k, v) for k, v in value.items()][::-1]
+            elif isinstance(value, list):
+                stack += [(f"{where}[{i}]", None, v) for i, v in enumerate(value)][::-1]
 
     def boolean(self, record: Mapping, key: str, where: str) -> bool | None:
         value = record.get(key)
@@ -193,6 +236,7 @@ class _RecordReader:
                 elif not argument.strip():
                     self.problem(f"{where}.arguments[{a}]", "must not be empty")
                 elif self.unicode(argument, f"{where}.arguments[{a}]"):
+                    self.spaced(argument, f"{where}.arguments[{a}]")
                     texts.append(argument)
             perspectives.append(Perspective(name, tuple(texts)))
         return tuple(perspectives)
@@ -326,10 +370,15 @@ def parse_example(record: Any, *, line: int | None = None, default_id: str | Non
     example_id = reader.text(record, "id", "id", required=True)
     query = reader.text(record, "query", "query", required=True)
     response = reader.text(record, "response", "response", required=True)
+    reader.spaced(query, "query")
+    reader.spaced(response, "response")
     perspectives = reader.perspectives(record)
     labels = reader.labels(record, response, perspectives)
     topic = reader.text(record, "topic", "topic", required=False)
     split = reader.choice(record, "split", "split", SPLITS)
+    reader.unknown_fields(record, _TOP_LEVEL_FIELDS)
+    if isinstance(record.get("labels"), dict):
+        reader.unknown_fields(record["labels"], _LABEL_FIELDS, "labels.")
     texts = [query, response, *(p.name for p in perspectives), *(a for p in perspectives for a in p.arguments)]
     size = sum(len(text) for text in texts if text is not None)
     if size > MAX_CHARACTERS:

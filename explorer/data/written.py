@@ -57,9 +57,9 @@ from pathlib import Path
 
 from explorer.config import CHECKOUT
 from explorer.data.example import AMBIGUOUS_TYPES, Example, Labels, Perspective, UncoveredArgument
-from explorer.data.jsonl import write_jsonl
+from explorer.data.jsonl import loads, write_jsonl
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
-from explorer.files import atomic_writer
+from explorer.files import MAX_INPUT_BYTES, atomic_writer, read_regular
 
 CORPUS_DIR = CHECKOUT / "training_data" / "written"
 # The second recipe's hands (`RECIPE.md`), kept apart so that a build of the first, which the
@@ -331,17 +331,23 @@ def to_example(record: dict, claims: dict[int, PerspectrumClaim], where: str, ha
 
 
 def check(paths: Sequence[Path], folder: Path | None = None) -> Checked:
-    """Every record of `paths` as an `Example` (train split), and a `CorpusError` for each bad one."""
+    """Every record of `paths` as an `Example` (train split), and a `CorpusError` for each bad one.
+    Raises `OSError` for a file that cannot be read (only a regular file of bounded size is)."""
     claims = {claim.id: claim for claim in load_claims(["train"], folder)}
     examples, errors, seen = [], [], set()
     for path in sorted(paths):
         hand = path.stem
-        for number, line in enumerate(Path(path).read_text("utf-8").splitlines(), 1):
+        try:
+            text = read_regular(path, MAX_INPUT_BYTES).decode("utf-8")
+        except UnicodeDecodeError as error:
+            errors.append(CorpusError(path.name, "file", f"not UTF-8 (byte {error.start + 1})"))
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             where = f"{path.name}:{number}"
             try:
-                example = to_example(json.loads(line), claims, where, hand)
+                example = to_example(loads(line), claims, where, hand)
             except json.JSONDecodeError as error:
                 errors.append(CorpusError(where, "line", f"not JSON ({error.msg})"))
                 continue
@@ -410,25 +416,53 @@ def hand_inputs(claims: Sequence[PerspectrumClaim], used: set[int], seed: int) -
     return inputs
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    from explorer import console
+    from explorer.cli.guard import Files, declare
+
     parser = argparse.ArgumentParser(prog="python -m explorer.data.written", description=__doc__.split("\n")[0])
-    parser.add_argument("files", nargs="*", type=Path, help="corpus files (default: training_data/written/*.jsonl)")
+    parser.add_argument(
+        "corpus", nargs="*", type=Path, metavar="FILE", help="corpus files (default: training_data/written/*.jsonl)"
+    )
     parser.add_argument("--check", action="store_true", help="only check the files and list every problem")
     parser.add_argument("--out", type=Path, help="write the checked examples here (JSON Lines; third-party text)")
     parser.add_argument("--store", action="store_true", help="rewrite the files with each dropped part as a span")
     parser.add_argument("--data", type=Path, help="the Perspectrum folder (default: ../shared/data/perspectrum)")
     parser.add_argument(
         "--inputs",
-        type=int,
+        type=console.CLAIMS,
         metavar="N",
         help="print N hands' inputs of the second recipe (claims, argument ids and texts) and stop",
     )
-    parser.add_argument("--skip", type=int, default=0, help="with --inputs: leave out the first SKIP claims")
-    parser.add_argument("--seed", type=int, default=0, help="with --inputs: the seed of the claims and arguments")
-    args = parser.parse_args(argv)
-    files = args.files or corpus_files()
+    parser.add_argument(
+        "--skip", type=console.CLAIMS_SKIPPED, default=0, help="with --inputs: leave out the first SKIP claims"
+    )
+    parser.add_argument(
+        "--seed", type=console.SEED, default=0, help="with --inputs: the seed of the claims and arguments"
+    )
+    # --store rewrites the corpus files in place: that is what it is for; --out never may.
+    files = Files(
+        inputs=("corpus", "data"), also_read=lambda args: args.corpus or corpus_files(), output="out", third_party=True
+    )
+    declare(parser, files)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from explorer.cli import guard
+
+    return guard.main(build_parser(), argv, run)
+
+
+def run(args: argparse.Namespace) -> int:
+    files = args.corpus or corpus_files()
     if args.inputs is not None:
-        used = {json.loads(line)["claim"] for path in files for line in path.read_text("utf-8").splitlines() if line}
+        used = {
+            json.loads(line)["claim"]
+            for path in files
+            for line in read_regular(path, MAX_INPUT_BYTES).decode("utf-8").splitlines()
+            if line
+        }
         for item in hand_inputs(load_claims(["train"], args.data), used, args.seed)[
             args.skip : args.skip + args.inputs
         ]:
@@ -442,8 +476,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path in files:
             store(path, args.data)
     if args.out and not args.check:
-        write_jsonl(checked.examples, args.out)
-        print(f"wrote {len(checked.examples)} examples to {args.out}")
+        if checked.examples:
+            write_jsonl(checked.examples, args.out)
+            print(f"wrote {len(checked.examples)} examples to {args.out}")
+        else:
+            print(f"no record could be read: {args.out} was not written", file=sys.stderr)
     return 1 if checked.errors else 0
 
 

@@ -70,7 +70,8 @@ class DetectorSpec:
     `options` are its settings the CLI and the sidebar offer (`explorer.detectors.options`);
     `details` lists the `Detail`s its results may keep (`explorer.detectors.details`).
     A learned detector declares where its weights live (`weights`, read by `Weights.find`) and
-    the `explorer.training.Trainer` that makes them (`trainer`, "module:Class").
+    the `explorer.training.Trainer` that makes them (`trainer`, "module:Class"). `origin` says
+    where the method comes from (the paper's section, or what it follows), for its card.
     """
 
     name: str
@@ -85,6 +86,7 @@ class DetectorSpec:
     details: tuple[Detail, ...] = ()
     weights: Weights | None = None
     trainer: str | None = None
+    origin: str = ""
 
     def background_for_one(self) -> bool:
         return self.cost == SLOW
@@ -105,6 +107,7 @@ def _tagger(name: str, title: str, class_name: str, summary: str) -> DetectorSpe
         weights=Weights(name, tasks=(SPAN_TASK,)),
         trainer="explorer.training.tagger:TaggerTrainer",
         summary=summary,
+        origin="not in the paper: token classification over arguments and response together, after LettuceDetect",
     )
 
 
@@ -140,6 +143,7 @@ _SPECS = (
         "rouge",
         "ROUGE-1",
         "explorer.detectors.rouge:RougeDetector",
+        origin="Chang et al. 2024 §3.1 (ROUGE-1), word level as in §5.3",
         response_word_meaning="1 = the word's stem appears in no argument",
         argument_word_meaning="1 = the word's stem does not appear in the response",
         cost=INSTANT,
@@ -149,6 +153,8 @@ _SPECS = (
         "semantic",
         "Semantic alignment",
         "explorer.detectors.semantic:SemanticDetector",
+        origin="not in the paper: claims aligned with argument sentences by sentence-embedding similarity, after "
+        "RefChecker's claim-level checking",
         response_word_meaning="1 - similarity of the word's claim to the best-matching argument sentence",
         argument_word_meaning="1 - similarity of the word's sentence or clause to the best-matching claim",
         cost=FAST,
@@ -159,6 +165,7 @@ _SPECS = (
         "salience",
         "Salience",
         "explorer.detectors.salience:SalienceDetector",
+        origin="Chang et al. 2024 §3.2 and App. C (gradient x input of a causal LM)",
         response_word_meaning="1 - the largest share of the word's gradient x input that one argument word holds",
         argument_word_meaning="1 - the largest share of any response word's gradient x input that this word holds",
         cost=SLOW,
@@ -172,6 +179,8 @@ _SPECS = (
         "classifier",
         "LM classifier (fine-tuned)",
         "explorer.detectors.classifier:LoraClassifierDetector",
+        origin="Chang et al. 2024 §3.3's LM classifier, fine-tuned with LoRA instead of prompt-tuned, one question "
+        "per sentence and argument",
         response_word_meaning="P(No) to 'is everything in this word's sentence given by the arguments, or framing?'",
         argument_word_meaning="P(No) to 'does the response state this word's argument?'",
         cost=SLOW,
@@ -187,6 +196,7 @@ _SPECS = (
         "classifier_prompt",
         "LM classifier (prompt-tuned, the paper's)",
         "explorer.detectors.classifier_prompt:PromptClassifierDetector",
+        origin="Chang et al. 2024 §3.3 (prompt tuning, 5 virtual tokens)",
         response_word_meaning="none: the classifier scores the whole example, not words",
         argument_word_meaning="none: the classifier scores the whole example, not words",
         cost=SLOW,
@@ -201,6 +211,8 @@ _SPECS = (
         "alignment_classifier",
         "Alignment classifier",
         "explorer.detectors.alignment_classifier:AlignmentClassifierDetector",
+        origin="not in the paper: a logistic regression on the semantic alignment, trained on the paper's synthetic "
+        "errors (§4.2)",
         response_word_meaning="P(the word's claim states something the arguments do not), learned",
         argument_word_meaning="P(the word's argument is dropped from the response), learned",
         cost=FAST,
@@ -213,6 +225,7 @@ _SPECS = (
         "cross_encoder",
         "Cross-encoder (MiniLM)",
         "explorer.detectors.cross_encoder:CrossEncoderDetector",
+        origin="not in the paper: a LoRA cross-encoder trained on the paper's synthetic errors (§4.2)",
         response_word_meaning="P(the word's sentence is not backed by the arguments)",
         argument_word_meaning="P(the word's argument is not stated in the response)",
         cost=FAST,
@@ -225,6 +238,7 @@ _SPECS = (
         "semantic_tuned",
         "Semantic alignment (tuned matcher)",
         "explorer.detectors.semantic_tuned:SemanticTunedDetector",
+        origin="not in the paper: the semantic alignment with an encoder tuned on ArgKP key-point matching (KPA 2021)",
         response_word_meaning="1 - tuned-matcher similarity of the word's claim to the best-matching argument sentence",
         argument_word_meaning="1 - tuned-matcher similarity of the word's sentence or clause to the best claim",
         cost=FAST,
@@ -238,6 +252,7 @@ _SPECS = (
         "voice",
         "Voice check (tuned matcher)",
         "explorer.detectors.voice:VoiceDetector",
+        origin="not in the paper as a detector: it targets the paper's ambiguous perspective confusion",
         response_word_meaning="how much closer the word's claim is to the other side's arguments than to its camp's",
         argument_word_meaning="the same margin, on an argument the response states in the other side's voice",
         cost=FAST,
@@ -251,6 +266,7 @@ _SPECS = (
         "qualifiers",
         "Qualifier check (tuned matcher)",
         "explorer.detectors.qualifiers:QualifierDetector",
+        origin="not in the paper as a detector: it targets the paper's ambiguous partial hallucination",
         response_word_meaning="1 - 0.5^k for the k certainty words its claim adds to the argument it states "
         '("will" for "may", "only", "guarantees"), on those words',
         argument_word_meaning="the same score, on an argument the response states with more certainty",
@@ -261,9 +277,26 @@ _SPECS = (
         'far more...) and a hedge it drops ("will" where the argument says "may"). English word lists.',
     ),
     DetectorSpec(
+        "polarity",
+        "Polarity check (tuned matcher)",
+        "explorer.detectors.polarity:PolarityDetector",
+        origin="not in the paper as a detector: a misstated argument (its meaning turned by a negation or an "
+        "opposite word) read by rule over the tuned matcher's alignment",
+        response_word_meaning="its claim's similarity to the argument it turns, on the words that turn it (a "
+        "negation one of the two lacks, an opposite word)",
+        argument_word_meaning="the same score, on an argument the response states with its meaning turned",
+        cost=FAST,
+        details=(details.ALIGNMENT,),
+        summary="Misstatement by polarity: a given argument stated with a negation it lacks or an opposite word "
+        '("decreases" for "increasing", "minority" for "majority", "less" for "more"), two turns cancelling '
+        '("does not respect" for "violates"). For each claim that states an argument (tuned matcher), the words '
+        "that turn it. English word lists; swapped roles are not seen.",
+    ),
+    DetectorSpec(
         "matching",
         "Matching check (tuned matcher)",
         "explorer.detectors.matching:MatchingDetector",
+        origin="not in the paper: coverage as an assignment problem between arguments and pieces of the answer",
         response_word_meaning="none: the check scores arguments only (0 on every word)",
         argument_word_meaning="1 - tuned-matcher similarity of the argument to the piece of the response it is "
         "paired with, one piece per argument",
@@ -277,6 +310,8 @@ _SPECS = (
         "alignment_classifier_tuned",
         "Alignment classifier (tuned matcher)",
         "explorer.detectors.alignment_classifier_tuned:AlignmentClassifierTunedDetector",
+        origin="not in the paper: the alignment classifier on the tuned matcher, trained on Perspectrum-built "
+        "synthetic errors (§4.2)",
         response_word_meaning="P(the word's claim states something the arguments do not), learned",
         argument_word_meaning="P(the word's argument is dropped from the response), learned",
         cost=FAST,
@@ -290,6 +325,7 @@ _SPECS = (
         "cross_encoder_tuned",
         "Cross-encoder (Perspectrum)",
         "explorer.detectors.cross_encoder_tuned:CrossEncoderTunedDetector",
+        origin="not in the paper: the cross-encoder trained on Perspectrum-built synthetic errors (§4.2)",
         response_word_meaning="P(the word's sentence is not backed by the arguments), learned on human paraphrases",
         argument_word_meaning="P(the word's argument is not stated in the response), learned on human paraphrases",
         cost=FAST,
@@ -323,6 +359,7 @@ _SPECS = (
         "stacked",
         "Stacked (ROUGE-1 + alignments + taggers + checks)",
         "explorer.detectors.stacked:StackedDetector",
+        origin="not in the paper: stacking, a logistic regression over the other detectors' example scores",
         response_word_meaning="not learned: the token tagger's P(the word states something no argument gives), "
         "raised to the voice check's margin where the word's claim is voiced by the wrong side",
         argument_word_meaning="not learned: the token tagger's P(the word belongs to what the response leaves out)",

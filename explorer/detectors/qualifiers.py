@@ -38,7 +38,7 @@ def claim_score(count: int) -> float:
     return 1.0 - 0.5**count
 
 
-def _marked_words(words, start: int, end: int, claim: Span) -> list[int]:
+def marked_words(words, start: int, end: int, claim: Span) -> list[int]:
     """Indices of the content words a certainty word at [start, end) marks: itself when it is one
     ("guarantees"), else the content word it qualifies, the next one in its claim ("only" ->
     "reliable", "will" -> "help"), or the one before it when it ends the claim ("... it will.")."""
@@ -73,7 +73,7 @@ class QualifierDetector(SemanticTunedDetector):
             score = claim_score(len(found))
             by_argument[key] = max(by_argument.get(key, 0.0), score)
             for item in found:
-                for i in _marked_words(words, claim.start + item.span[0], claim.start + item.span[1], claim.span):
+                for i in marked_words(words, claim.start + item.span[0], claim.start + item.span[1], claim.span):
                     word_scores[i] = max(word_scores[i], score)
         units = [(w.start, w.end, score) for w, score in zip(words, word_scores)]
         errors = {key: by_argument.get(key, 0.0) for key in alignment.arguments}

@@ -136,6 +136,8 @@ def _response_runs(tokenizer, response: str, room: int) -> list[tuple[list[int],
                 cut = room
                 while cut > 1 and piece_places[cut][1] == piece_places[cut - 1][2]:
                     cut -= 1
+                if cut == 1:  # no space in the room (a run of dots, one long word): a full window
+                    cut = room
                 runs.append((piece_ids[:cut], piece_places[:cut]))
                 piece_ids, piece_places = piece_ids[cut:], piece_places[cut:]
     if ids or not runs:

@@ -22,6 +22,7 @@ record) are kept, not trained again: a long ablation runs in several sessions.
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 import time
@@ -29,6 +30,7 @@ from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from explorer import detectors
 from explorer.data.example import Example
@@ -151,10 +153,37 @@ def stage_record(result: StageResult) -> dict:
     }
 
 
-def stage_result(record: dict) -> StageResult:
-    """`stage_record` read back."""
-    auc = {(cell["error_type"], cell["slice"]): cell["auc"] for cell in record["roc_auc"]}
-    return StageResult(record["stage"], record["train_examples"], auc, record["seconds"])
+def stage_result(record: Any) -> StageResult:
+    """`stage_record` read back; a record of another shape, or with a figure no run makes (an AUC
+    outside [0, 1], a negative count), is a `ValueError` naming the field."""
+    if not isinstance(record, dict):
+        raise ValueError("a stage must be a JSON object")
+    stage = record.get("stage")
+    if stage not in STAGES:
+        raise ValueError(f"stage: {stage!r} is not one of {', '.join(STAGES)}")
+    train_examples, seconds, cells = record.get("train_examples"), record.get("seconds"), record.get("roc_auc")
+    if not _is_number(train_examples, integer=True) or train_examples < 0:
+        raise ValueError(f"{stage}: train_examples: {train_examples!r} is not a count")
+    if not _is_number(seconds) or seconds < 0:
+        raise ValueError(f"{stage}: seconds: {seconds!r} is not a duration")
+    if not isinstance(cells, list):
+        raise ValueError(f"{stage}: roc_auc must be a list")
+    auc = {}
+    slices = {s.name for s in SLICES}
+    for i, cell in enumerate(cells):
+        where = f"{stage}: roc_auc[{i}]"
+        if not isinstance(cell, dict) or cell.get("error_type") not in ERROR_TYPES or cell.get("slice") not in slices:
+            raise ValueError(f"{where} must name an error type and a slice")
+        value = cell.get("auc")
+        if value is not None and not (_is_number(value) and 0 <= value <= 1):
+            raise ValueError(f"{where}: auc {value!r} is not a ROC AUC in [0, 1]")
+        auc[(cell["error_type"], cell["slice"])] = value
+    return StageResult(stage, train_examples, auc, seconds)
+
+
+def _is_number(value: Any, *, integer: bool = False) -> bool:
+    kinds = int if integer else (int, float)
+    return isinstance(value, kinds) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @contextmanager

@@ -265,17 +265,6 @@ class Calibrations:
         """What the calibrations of the detectors `names` were fitted on, each data set once."""
         return sorted({self.data_of(name) for name in names if name in self.detectors})
 
-    def measured(self, name: str) -> str:
-        """Detector `name`'s dev ROC AUC per error type and the data it was measured on, as a
-        sentence to show beside its description ("" without a calibration): the one source of
-        the figures users read, so a refit updates them."""
-        by_type = self.detectors.get(name, ({}, {}))[1]
-        types = [t for t in ERROR_TYPES if t in by_type]
-        if not types:
-            return ""
-        figures = " / ".join(f"{by_type[t].auc:.2f}" for t in types)
-        return f"Dev ROC AUC {figures} ({' / '.join(types)}) on {self.data_of(name)}."
-
     def get(self, result: DetectorResult, error_type: str) -> Calibration | None:
         """The calibration for `result`'s detector and error type, if fitted on the same code, weights and settings."""
         entry = self.detectors.get(result.detector)

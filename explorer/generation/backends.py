@@ -9,11 +9,11 @@ process and shared, as the detectors' models are: the app's sessions all use one
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.generation.base import Generator
-from explorer.generation.server import DEFAULT_RETRIES, DEFAULT_TIMEOUT, ServerGenerator
+from explorer.generation.server import DEFAULT_DEADLINE, DEFAULT_RETRIES, DEFAULT_TIMEOUT, ServerGenerator
 
 AUTO, NONE = "auto", "none"  # adapter: the one trained for the model if any; none
 
@@ -22,9 +22,13 @@ AUTO, NONE = "auto", "none"  # adapter: the one trained for the model if any; no
 class Backend:
     model: str = ""
     base_url: str = ""
-    api_key_env: str = ""  # the name of the variable holding the key, never the key
+    api_key_env: str = ""  # the command line: the name of the variable holding the key
+    # The app: the key itself (the operator's for a server they list, or the visitor's own);
+    # left out of the repr, so that no message or log that shows a Backend shows it.
+    api_key: str = field(default="", repr=False)
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
+    deadline: float = DEFAULT_DEADLINE
     adapter: str = AUTO  # in-process only: auto, none, or a trained folder
     guard: bool = True  # in-process with an adapter only: `explorer.generation.coverage_guard`
 
@@ -48,8 +52,10 @@ def load_generator(backend: Backend) -> Generator:
             backend.base_url,
             backend.model,
             backend.api_key_env or None,
+            api_key=backend.api_key or None,
             timeout=backend.timeout,
             retries=backend.retries,
+            deadline=backend.deadline,
         )
     key = (backend.model.strip(), backend.adapter, backend.guard)
     with _LOCK:  # two sessions asking at once would load the model twice
@@ -61,15 +67,17 @@ def load_generator(backend: Backend) -> Generator:
 def _in_process(model: str, adapter: str, guard: bool) -> Generator:
     from explorer.generation.npov import NpovGenerator, find_adapter
     from explorer.models.language_model import load_language_model
+    from explorer.models.trained import ADAPTER_FILE
 
+    given = None if adapter in (AUTO, NONE) else Path(adapter)
+    if given is not None and not given.is_dir():
+        raise ValueError(f"adapter {given} is not a folder")
+    if given is not None and not (given / ADAPTER_FILE).is_file():  # checked before the model loads
+        raise ValueError(
+            f"adapter {given} holds no {ADAPTER_FILE}: adapters are read as safetensors only "
+            "(a pickled adapter_model.bin could run code when loaded)"
+        )
     language_model = load_language_model(model or None)
-    if adapter == NONE:
-        chosen = None
-    elif adapter == AUTO:
-        chosen = find_adapter(language_model.identity)
-    else:
-        chosen = Path(adapter)
-        if not chosen.is_dir():
-            raise ValueError(f"adapter {chosen} is not a folder")
+    chosen = find_adapter(language_model.identity) if adapter == AUTO else given
     # The adapters restate their input, which is what the guard's test of "stated" relies on.
     return NpovGenerator(language_model, chosen, guard=guard and chosen is not None)

@@ -25,6 +25,7 @@ class BackgroundGeneration:
         self._parts: list[str] = []
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
+        self.echoed_key = False
         self._future = executor.submit(self._work)
 
     def _work(self) -> Example | None:
@@ -32,6 +33,7 @@ class BackgroundGeneration:
             return None
         generator = load_generator(self.backend)
         response = generator.generate(self.example, self.settings, on_text=self._add, cancelled=self._cancelled.is_set)
+        self.echoed_key = getattr(generator, "echoed_key", False)  # a server sent the key back (masked)
         return with_generated_response(self.example, response, generator.generated_by, self.settings)
 
     def _add(self, text: str) -> None:

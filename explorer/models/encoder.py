@@ -29,6 +29,7 @@ whole, so no text is ever dropped from a comparison.
 from __future__ import annotations
 
 import functools
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -39,7 +40,7 @@ import numpy as np
 
 from explorer.config import offline_hub
 from explorer.models.identity import model_identity
-from explorer.models.language_model import LOADING, loading_model
+from explorer.models.language_model import LOADING, InvalidModelError, check_config, loading_model
 from explorer.text.words import DEFAULT_SEGMENTER
 
 Span = tuple[int, int]
@@ -94,6 +95,7 @@ class SentenceEncoder:
         offline_hub()
         from sentence_transformers import SentenceTransformer
 
+        check_local_folder(self.model_path)
         with loading_model(self.model_path):  # e.g. a pickle torch refuses: InvalidModelError
             return SentenceTransformer(str(self.model_path), device="cpu")
 
@@ -176,6 +178,27 @@ class SentenceEncoder:
                 piece_start = start + word.start
         pieces.append((piece_start, end))
         return pieces
+
+
+def check_local_folder(path: Path) -> None:
+    """Refuse, before sentence-transformers reads it, a folder it could load only by running the
+    folder's own code (`auto_map` in a `config.json`) or from a hub (a PEFT adapter whose base
+    model is not a local folder): `InvalidModelError` saying so, not the library's advice to
+    trust remote code or to go online."""
+    for config in (path / "config.json", *sorted(path.glob("*/config.json"))):
+        if config.is_file():
+            check_config(config)
+    adapter = path / "adapter_config.json"
+    if adapter.is_file() and not (path / "config.json").is_file():
+        try:
+            base = json.loads(adapter.read_text(encoding="utf-8")).get("base_model_name_or_path")
+        except (OSError, ValueError, AttributeError) as error:
+            raise InvalidModelError(f"{adapter} is not a readable adapter configuration: {error}") from error
+        if not (isinstance(base, str) and Path(base).is_dir()):
+            raise InvalidModelError(
+                f"{path} is a PEFT adapter on the base model {base!r}, which is not a local folder; models are read "
+                "from local folders only: give a sentence-transformers model folder"
+            )
 
 
 def shared_encoder(model_path: str | Path | None = None) -> SentenceEncoder:

@@ -93,7 +93,7 @@ def resolve_spec(spec: str | os.PathLike | None) -> Path:
                 raise InvalidModelError(f"{path} is not a GGUF file (it does not start with the GGUF signature)")
         return path
     if path.is_dir() and (path / "config.json").is_file():
-        _check_config(path / "config.json")
+        check_config(path / "config.json")
         return path
     if path.is_dir():
         raise ModelNotFoundError(f"{path} is a folder without config.json: not a Hugging Face model folder")
@@ -104,7 +104,8 @@ def resolve_spec(spec: str | os.PathLike | None) -> Path:
     )
 
 
-def _check_config(config_path: Path) -> None:
+def check_config(config_path: Path) -> None:
+    """Refuse a model folder's `config.json` that is not a JSON object or asks for custom code."""
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:

@@ -26,10 +26,10 @@ import regex
 
 from explorer.config import STOPWORDS
 
-_UNSPACED_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}"
-_LETTERS = rf"[[\p{{L}}\p{{N}}\p{{M}}]--[{_UNSPACED_SCRIPTS}]]+"
+UNSPACED_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}"  # written without spaces: a word a character
+_LETTERS = rf"[[\p{{L}}\p{{N}}\p{{M}}]--[{UNSPACED_SCRIPTS}]]+"
 _JOINERS = r"[\p{Cf}--\u200b]"
-_WORD = regex.compile(rf"(?V1)[{_UNSPACED_SCRIPTS}]|{_LETTERS}(?:(?:['\u2019]|{_JOINERS}+){_LETTERS})*")
+_WORD = regex.compile(rf"(?V1)[{UNSPACED_SCRIPTS}]|{_LETTERS}(?:(?:['\u2019]|{_JOINERS}+){_LETTERS})*")
 _JOINER = regex.compile(rf"(?V1){_JOINERS}")
 
 

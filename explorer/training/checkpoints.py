@@ -14,12 +14,14 @@ import json
 import random
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from explorer import console
+from explorer.config import shared_data_dir
 from explorer.files import write_text
 from explorer.models.trained import ADAPTER_FILE
 from explorer.training import TrainingInputError, TrainingRequest
@@ -157,19 +159,47 @@ def run_steps(
     return state
 
 
-FOREIGN_DEV = Path("../shared/data/npov_foreign/dev.jsonl")
+def foreign_dev() -> Path | None:
+    """The dev set a run is chosen on by default: `npov_foreign/dev.jsonl` in the shared data
+    folder (`config.shared_data_dir()`, never the current folder); None without that folder."""
+    shared = shared_data_dir()
+    return shared / "npov_foreign" / "dev.jsonl" if shared else None
 
 
-def run_parser(description: str, settings_type: type, out: Path) -> argparse.ArgumentParser:
-    """The command line of a run chosen on dev (`--data`, `--dev`, `--work`, `--out`, `--threads`),
-    with one option per field of the settings dataclass, defaulting to its default."""
-    parser = argparse.ArgumentParser(description=description)
+def run_parser(
+    module: str,
+    description: str,
+    settings_type: type,
+    shipped: Path,
+    *,
+    also_shipped: Sequence[Path] = (),
+    model_help: str | None = None,
+) -> argparse.ArgumentParser:
+    """The command line of `python -m module`, a run chosen on dev (`--data`, `--dev`, `--work`,
+    `--out` or `--ship`, `--threads`, `--model` with `model_help`), with one option per field of
+    the settings dataclass, defaulting to its default; its files declared to the guard
+    (`explorer.cli.guard`). `--ship` writes into `shipped`; `--out` may name it or `also_shipped`
+    (other detectors' weights the same trainer makes), no other folder of the repository."""
+    from explorer.cli.guard import Files, add_output_folder, declare
+
+    dev = foreign_dev()
+    parser = argparse.ArgumentParser(prog=f"python -m {module}", description=description)
     parser.add_argument("--data", type=Path, nargs="+", required=True, help="example files; their train split is read")
-    parser.add_argument("--dev", type=Path, default=FOREIGN_DEV, help="dev file the step is chosen on")
+    parser.add_argument(
+        "--dev",
+        type=Path,
+        default=dev,
+        required=dev is None,
+        help=f"dev file the step is chosen on (default: {dev or 'npov_foreign/dev.jsonl in the shared data folder'})",
+    )
     parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
-    parser.add_argument("--out", type=Path, default=out)
-    parser.add_argument("--threads", type=int, default=1)
+    add_output_folder(parser, shipped, "trained adapter")
+    parser.add_argument("--threads", type=console.THREADS, default=1, help="torch CPU threads (default 1)")
+    if model_help:
+        parser.add_argument("--model", help=model_help)
     add_settings_options(parser, settings_type)
+    inputs = ("data", "dev", "model") if model_help else ("data", "dev")
+    declare(parser, Files(inputs=inputs, output="out", folder=True, may_replace=(shipped, *also_shipped), work="work"))
     return parser
 
 
@@ -182,9 +212,13 @@ def parsed_settings(args: argparse.Namespace, settings_type: type):
 
 
 def add_settings_options(parser, settings_class) -> None:
-    """One `--name` option per field of a settings dataclass, defaulting to the field's default."""
+    """One `--name` option per field of a settings dataclass, defaulting to the field's default,
+    in the field's range (`explorer.console.SETTING_RANGES`)."""
     for field in dataclasses.fields(settings_class):
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default), default=field.default)
+        if field.name not in console.SETTING_RANGES:
+            raise ValueError(f"{settings_class.__name__}.{field.name} has no range in explorer.console.SETTING_RANGES")
+        option = f"--{field.name.replace('_', '-')}"
+        parser.add_argument(option, type=console.SETTING_RANGES[field.name], default=field.default)
 
 
 def settings_from(args, settings_class):

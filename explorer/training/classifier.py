@@ -3,7 +3,8 @@
     python -m explorer.data.written --out ~/.cache/rag-error-explorer/written.jsonl
     python -m explorer build-data --out ~/.cache/rag-error-explorer/perspectrum.jsonl
     python -m explorer.training.classifier --data ~/.cache/rag-error-explorer/written.jsonl \
-        ~/.cache/rag-error-explorer/perspectrum.jsonl --work ~/.cache/rag-error-explorer/classifier-lora-run
+        ~/.cache/rag-error-explorer/perspectrum.jsonl --work ~/.cache/rag-error-explorer/classifier-lora-run \
+        --out FOLDER
 
 Every labelled train-split example of the given files is read (error-free, organic, synthetic
 and ambiguous alike: an ambiguous answer's spans say which sentence or argument is wrong), with one
@@ -24,6 +25,7 @@ progress and an ETA are printed.
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
@@ -35,6 +37,7 @@ from typing import Any
 import torch
 
 from explorer import detectors
+from explorer.cli import guard
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES, PAIR_TASK
@@ -224,14 +227,21 @@ class LoraClassifierTrainer:
         save_peft(model, record, out)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = run_parser(
+def build_parser() -> argparse.ArgumentParser:
+    return run_parser(
+        "explorer.training.classifier",
         "Train the fine-tuned LM classifier (explorer.detectors.classifier).",
         TrainingSettings,
         detectors.weights("classifier").shipped,
+        model_help="causal LM: a local folder or .gguf file (default: the packaged SmolLM2)",
     )
-    parser.add_argument("--model", help="causal LM: a local folder or .gguf file (default: the packaged SmolLM2)")
-    args = parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return guard.main(build_parser(), argv, lambda args: run(args, argv))
+
+
+def run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
     settings = parsed_settings(args, TrainingSettings)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     train_set = labelled_train(args.data)

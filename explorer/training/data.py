@@ -240,22 +240,25 @@ def topic_half(topic: str) -> str:
     return TRAIN_PARTS[1 + digest[0] % 2]
 
 
-def foreign_training(
-    description: str, shipped: Path, argv: Sequence[str] | None, add_options: Callable[[Any], None] | None = None
-) -> ForeignTraining:
-    """Parse a Perspectrum-trained detector's command line and read its training and dev sets;
-    torch runs on one thread (two busy-waiting threads were 4x slower beside another job).
-    `--part components|head` keeps one half of Perspectrum train's claims (`claim_half`); the
-    sample train split goes with the components (the head's half must be unseen by them).
-    `add_options(parser)` adds the caller's own options, parsed into `options`."""
+def foreign_parser(
+    module: str,
+    description: str,
+    shipped: Path,
+    add_options: Callable[[Any], None] | None = None,
+    *,
+    writes: bool = True,
+) -> Any:
+    """The command line of a Perspectrum-trained detector's `python -m module`, its files declared
+    to the guard (`explorer.cli.guard`): `--out FOLDER` or `--ship` (into `shipped`), required
+    when it `writes`. `--part components|head` keeps one half of Perspectrum train's claims
+    (`claim_half`); the sample train split goes with the components (the head's half must be
+    unseen by them). `add_options(parser)` adds the caller's own options."""
     import argparse
-    import sys
 
+    from explorer.cli.guard import Files, add_output_folder, declare
     from explorer.config import SAMPLE_DIR
-    from explorer.data.jsonl import parse_jsonl
-    from explorer.data.labels import ERROR_TYPES
 
-    parser = argparse.ArgumentParser(description=description)
+    parser = argparse.ArgumentParser(prog=f"python -m {module}" if module else None, description=description)
     parser.add_argument("--data", type=Path, required=True, help="output of python -m explorer.data.perspectrum")
     parser.add_argument(
         "--organic",
@@ -270,7 +273,7 @@ def foreign_training(
         "--sample", type=Path, default=SAMPLE_DIR / "synthetic.jsonl", help="sample data added to train"
     )
     parser.add_argument("--no-sample", action="store_true", help="train on Perspectrum train only")
-    parser.add_argument("--out", type=Path, default=shipped)
+    add_output_folder(parser, shipped, "trained weights", required=writes)
     parser.add_argument(
         "--error-types",
         "--tasks",
@@ -286,9 +289,36 @@ def foreign_training(
     )
     if add_options:
         add_options(parser)
-    args = parser.parse_args(argv)
+    # The caller's own path options name more files it reads (the stacked heads' --also-dev).
+    inputs = [action.dest for action in parser._actions if action.type is Path and action.dest != "out"]
+    declare(parser, Files(inputs=tuple(inputs), output="out", folder=True, may_replace=(shipped,)))
+    return parser
+
+
+def foreign_training(
+    description: str, shipped: Path, argv: Sequence[str] | None, add_options: Callable[[Any], None] | None = None
+) -> ForeignTraining:
+    """The sets a Perspectrum-trained detector's command line names, read without running it
+    (`--out` may be left out): what a bench or a test reads of a recorded command."""
+    parser = foreign_parser("", description, shipped, add_options, writes=False)
+    return foreign_sets(parser.parse_args(argv), argv)
+
+
+def foreign_sets(args: Any, argv: Sequence[str] | None) -> ForeignTraining:
+    """Read the training and dev sets `foreign_parser`'s parsed `args` name (`argv` is recorded
+    as the command); torch runs on one thread (two busy-waiting threads were 4x slower beside
+    another job). Raises `TrainingInputError` for an unknown error type, or a set without
+    examples with and without an error of a type trained."""
+    import sys
+
     import torch
 
+    from explorer.training import TrainingInputError
+
+    error_types = args.error_types.split(",")
+    unknown = [name for name in error_types if name not in ERROR_TYPES]
+    if unknown:
+        raise TrainingInputError(f"--error-types: {', '.join(unknown)} is not one of {', '.join(ERROR_TYPES)}")
     torch.set_num_threads(1)
     foreign = parse_jsonl(args.data).examples
     train_set = training_examples(foreign, ["train"])
@@ -314,4 +344,12 @@ def foreign_training(
         dev_set = [e for e in parse_jsonl(args.dev).examples if is_labelled(e.labels)]
     else:
         dev_set = training_examples(foreign, ["dev"])
-    return ForeignTraining(train_set, dev_set, args.error_types.split(","), args.out, provenance, args)
+    for name, examples in (("training", train_set), ("dev", dev_set)):
+        for error_type in error_types:
+            with_error = sum(target(e, error_type) for e in examples)
+            if not 0 < with_error < len(examples):
+                raise TrainingInputError(
+                    f"the {name} set has {with_error} of {len(examples)} example(s) with a {error_type} error; "
+                    "it needs examples with and without one"
+                )
+    return ForeignTraining(train_set, dev_set, error_types, args.out, provenance, args)

@@ -3,7 +3,8 @@
     python -m explorer.data.written --out ~/.cache/rag-error-explorer/written.jsonl
     python -m explorer build-data --out ~/.cache/rag-error-explorer/perspectrum.jsonl
     python -m explorer.training.generator --data ~/.cache/rag-error-explorer/written.jsonl \
-        --dev ~/.cache/rag-error-explorer/perspectrum.jsonl --work ~/.cache/rag-error-explorer/generator-run
+        --dev ~/.cache/rag-error-explorer/perspectrum.jsonl --work ~/.cache/rag-error-explorer/generator-run \
+        --out FOLDER
 
 The paper prompt-tunes a 5-token soft prompt on about 80 hand-written responses; here a 5-token
 soft prompt lowered the dev loss a little and changed no answer we read, so the generator learns
@@ -31,7 +32,6 @@ are printed.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import tempfile
@@ -289,17 +289,36 @@ class GeneratorTrainer:
         save_peft(model, record, out)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from explorer.config import shipped_weights
-    from explorer.data.jsonl import parse_jsonl
-    from explorer.data.perspectrum_claims import load_claims
+def init_digest(folder: Path) -> str | None:
+    """The weights digest the training record of the `--init` adapter gives (None if it gives none)."""
+    from explorer.data.jsonl import loads
+    from explorer.files import MAX_INPUT_BYTES, read_regular
 
-    parser = argparse.ArgumentParser(description="Train the NPOV generator's LoRA adapter (explorer.generation.npov).")
+    path = Path(folder) / "training.json"
+    try:
+        record = loads(read_regular(path, MAX_INPUT_BYTES).decode("utf-8"))
+    except ValueError as error:
+        raise TrainingInputError(f"--init: {path} is not a training record ({error})") from error
+    if not isinstance(record, dict):
+        raise TrainingInputError(f"--init: {path} is not a training record (not a JSON object)")
+    return record.get("weights_sha256")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from explorer import console
+    from explorer.cli import guard
+    from explorer.config import shipped_weights
+
+    shipped = shipped_weights(GENERATOR)
+    parser = argparse.ArgumentParser(
+        prog="python -m explorer.training.generator",
+        description="Train the NPOV generator's LoRA adapter (explorer.generation.npov).",
+    )
     parser.add_argument("--data", type=Path, nargs="+", required=True, help="example files; their train split is read")
     parser.add_argument("--dev", type=Path, required=True, help="example file whose dev split the step is chosen on")
     parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
-    parser.add_argument("--out", type=Path, default=shipped_weights(GENERATOR))
-    parser.add_argument("--threads", type=int, default=1)
+    guard.add_output_folder(parser, shipped, "trained adapter")
+    parser.add_argument("--threads", type=console.THREADS, default=1, help="torch CPU threads (default 1)")
     parser.add_argument(
         "--inputs",
         choices=("given", "stated"),
@@ -308,11 +327,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--init", type=Path, help="an adapter folder (same rank) a new run starts from")
     parser.add_argument(
-        "--min-arguments", type=int, default=1, help="train only on inputs giving at least this many arguments"
+        "--min-arguments",
+        type=console.ARGUMENTS,
+        default=1,
+        help="train only on inputs giving at least this many arguments",
     )
     checkpoints.add_settings_options(parser, GeneratorSettings)
-    args = parser.parse_args(argv)
+    files = guard.Files(inputs=("data", "dev", "init"), output="out", folder=True, may_replace=(shipped,), work="work")
+    guard.declare(parser, files)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from explorer.cli import guard
+
+    return guard.main(build_parser(), argv, lambda args: run(args, argv))
+
+
+def run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
     import torch
+
+    from explorer.data.jsonl import parse_jsonl
+    from explorer.data.perspectrum_claims import load_claims
 
     torch.set_num_threads(args.threads)
     settings = checkpoints.settings_from(args, GeneratorSettings)
@@ -323,6 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         texts = {pid: text for claim in load_claims() for cluster in claim.clusters for pid, text in cluster.members}
         train_set, dev_set = stated_inputs(train_set, texts), stated_inputs(dev_set, texts)
     train_set = with_arguments(train_set, args.min_arguments)
+    init = None if args.init is None else init_digest(args.init)  # read before hours of training, not after
     log(f"{len(train_set)} error-free train responses, {len(dev_set)} dev")
     model, record = train(load_language_model(), train_set, dev_set, settings, args.work, init=args.init, log=log)
     record["train_data"] = [str(p) for p in args.data]
@@ -330,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     record["inputs"] = args.inputs
     record["min_arguments"] = args.min_arguments
     if args.init is not None:
-        record["init"] = json.loads((args.init / "training.json").read_text("utf-8")).get("weights_sha256")
+        record["init"] = init
     checkpoints.save_run(model, record, "explorer.training.generator", argv, args.out / STYLE, log)
     return 0
 

@@ -1,7 +1,7 @@
 """An argument matcher: the packaged all-MiniLM-L6-v2 with a LoRA adapter, fine-tuned so that a
 sentence stating an argument lands next to it.
 
-    python -m explorer.training.matcher --out explorer/resources/matcher [--epochs 3] [--perspectrum]
+    python -m explorer.training.matcher --ship [--epochs 3] [--perspectrum]
 
 Training data (third-party, read where it lies: `explorer.data.shared_data`):
 
@@ -360,19 +360,34 @@ def reproduce_command(epochs, batch_size, lr, rank, alpha, use_perspectrum, seed
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Fine-tune the MiniLM argument matcher (LoRA, MNRL).")
+def build_parser() -> argparse.ArgumentParser:
+    from explorer import console
+    from explorer.cli import guard
+
+    parser = argparse.ArgumentParser(
+        prog="python -m explorer.training.matcher", description="Fine-tune the MiniLM argument matcher (LoRA, MNRL)."
+    )
     defaults = TrainingSettings()
-    parser.add_argument("--out", type=Path, default=MATCHER.shipped)
-    parser.add_argument("--epochs", type=int, default=defaults.epochs)
-    parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
-    parser.add_argument("--lr", type=float, default=defaults.learning_rate)
-    parser.add_argument("--rank", type=int, default=defaults.rank)
-    parser.add_argument("--alpha", type=int, default=defaults.alpha)
+    guard.add_output_folder(parser, MATCHER.shipped, "matcher's adapter")
+    parser.add_argument("--epochs", type=console.EPOCHS, default=defaults.epochs)
+    parser.add_argument("--batch-size", type=console.BATCH_SIZE, default=defaults.batch_size)
+    parser.add_argument("--lr", type=console.LEARNING_RATE, default=defaults.learning_rate)
+    parser.add_argument("--rank", type=console.LORA_RANK, default=defaults.rank)
+    parser.add_argument("--alpha", type=console.LORA_ALPHA, default=defaults.alpha)
     parser.add_argument("--perspectrum", action="store_true", help="add Perspectrum train cluster pairs")
-    parser.add_argument("--seed", type=int, default=defaults.seed)
-    parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args(argv)
+    parser.add_argument("--seed", type=console.SEED, default=defaults.seed)
+    parser.add_argument("--threads", type=console.THREADS, default=1)
+    guard.declare(parser, guard.Files(output="out", folder=True, may_replace=(MATCHER.shipped,)))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from explorer.cli import guard
+
+    return guard.main(build_parser(), argv, run)
+
+
+def run(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     settings = TrainingSettings(args.epochs, args.batch_size, args.lr, args.rank, args.alpha, args.seed)
     record = train(args.out, settings, use_perspectrum=args.perspectrum, threads=args.threads)

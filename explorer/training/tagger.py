@@ -3,7 +3,7 @@
     python -m explorer.data.written --out ~/.cache/rag-error-explorer/written.jsonl
     python -m explorer build-data --out ~/.cache/rag-error-explorer/perspectrum.jsonl
     python -m explorer.training.tagger --data ~/.cache/rag-error-explorer/written.jsonl \
-        ~/.cache/rag-error-explorer/perspectrum.jsonl --work ~/.cache/rag-error-explorer/tagger-run
+        ~/.cache/rag-error-explorer/perspectrum.jsonl --work ~/.cache/rag-error-explorer/tagger-run --out FOLDER
 
 Every labelled train-split example of the given files is read (error-free, organic, ambiguous
 and synthetic alike: the tagger learns from spans, not from an example's kind); each token gets
@@ -27,6 +27,7 @@ default; progress and an ETA are printed.
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
@@ -38,6 +39,7 @@ from typing import Any
 import torch
 
 from explorer import detectors
+from explorer.cli import guard
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
@@ -225,9 +227,13 @@ class TaggerTrainer:
         save_peft(model, record, out)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = run_parser(
-        "Train the token tagger (explorer.detectors.tagger).", TrainingSettings, detectors.weights("tagger").shipped
+        "explorer.training.tagger",
+        "Train the token tagger (explorer.detectors.tagger).",
+        TrainingSettings,
+        detectors.weights("tagger").shipped,
+        also_shipped=[detectors.weights("tagger_coverage").shipped],  # the same tagger, other data
     )
     parser.add_argument(
         "--part",
@@ -235,7 +241,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="all",
         help="all train claims, or the half for a stacked component (explorer.training.data.claim_half)",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return guard.main(build_parser(), argv, lambda args: run(args, argv))
+
+
+def run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
     settings = parsed_settings(args, TrainingSettings)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     train_set = [e for e in labelled_train(args.data) if args.part == "all" or claim_half(e) == args.part]

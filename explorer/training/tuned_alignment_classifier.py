@@ -1,7 +1,7 @@
 """The alignment classifier retrained on the Perspectrum-built examples, reading the tuned matcher.
 
     python -m explorer.data.perspectrum --out ~/.cache/rag-error-explorer/perspectrum.jsonl
-    python -m explorer.training.tuned_alignment_classifier --data ~/.cache/rag-error-explorer/perspectrum.jsonl
+    python -m explorer.training.tuned_alignment_classifier --data ~/.cache/rag-error-explorer/perspectrum.jsonl --ship
 
 Same model as `explorer.detectors.alignment_classifier` (trained by `explorer.training.logistic`: a
 logistic regression per error type on the semantic alignment's similarities and word overlap), with
@@ -13,8 +13,9 @@ three changes:
 - the regularization C is chosen on the Perspectrum dev split only (never the sample data's dev
   or test split).
 
-The models go to `explorer/resources/alignment_classifier_tuned/<error type>/` (JSON, a few hundred
-bytes) with their `training.json`, where `alignment_classifier_tuned` finds them.
+The models go to `--out FOLDER/<error type>/`, or with `--ship` to the shipped
+`explorer/resources/alignment_classifier_tuned/<error type>/` (JSON, a few hundred bytes) with
+their `training.json`, where `alignment_classifier_tuned` finds them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import sys
 from collections.abc import Sequence
 
 from explorer import detectors
+from explorer.cli import guard
 from explorer.models.encoder import SentenceEncoder
 from explorer.models.matcher import shared_matcher_encoder
 from explorer.training import data as training_data
@@ -40,12 +42,19 @@ class TunedLogisticTrainer(logistic.LogisticTrainer):
         return shared_matcher_encoder(model)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    given = training_data.foreign_training(
+def build_parser():
+    return training_data.foreign_parser(
+        "explorer.training.tuned_alignment_classifier",
         "Retrain the alignment classifier on Perspectrum with the tuned matcher.",
         detectors.weights("alignment_classifier_tuned").shipped,
-        argv,
     )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return guard.main(build_parser(), argv, lambda args: run(training_data.foreign_sets(args, argv)))
+
+
+def run(given: training_data.ForeignTraining) -> int:
     train_set, dev_set = given.train_set, given.dev_set
     encoder = shared_matcher_encoder()
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731

@@ -1,7 +1,7 @@
 """The cross-encoder retrained on the Perspectrum-built examples.
 
     python -m explorer build-data --out ~/.cache/rag-error-explorer/perspectrum.jsonl
-    python -m explorer.training.tuned_cross_encoder --data ~/.cache/rag-error-explorer/perspectrum.jsonl
+    python -m explorer.training.tuned_cross_encoder --data ~/.cache/rag-error-explorer/perspectrum.jsonl --ship
 
 Same model and training loop as `explorer.training.cross_encoder` (LoRA adapters and a head on
 all-MiniLM-L6-v2, balanced batches of units), with two changes:
@@ -11,8 +11,9 @@ all-MiniLM-L6-v2, balanced batches of units), with two changes:
 - the kept step is chosen on Perspectrum dev only (a seeded subset of `DEV_SUBSET` examples:
   scoring all of dev at every evaluation point would cost more than the training).
 
-The adapters go to `explorer/resources/cross_encoder_tuned/<error type>/` (about 1.4 MB each) with
-their `training.json`, where `cross_encoder_tuned` finds them.
+The adapters go to `--out FOLDER/<error type>/`, or with `--ship` to the shipped
+`explorer/resources/cross_encoder_tuned/<error type>/` (about 1.4 MB each) with their
+`training.json`, where `cross_encoder_tuned` finds them.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from explorer import detectors
+from explorer.cli import guard
 from explorer.data.example import Example
 from explorer.training import TrainingRequest, cross_encoder
 from explorer.training import data as training_data
@@ -55,10 +57,19 @@ class TunedCrossEncoderTrainer(cross_encoder.CrossEncoderTrainer):
         return super().train(dataclasses.replace(request, dev_set=dev_subset(request.dev_set, request.seed)))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    given = training_data.foreign_training(
-        "Retrain the cross-encoder on Perspectrum.", detectors.weights("cross_encoder_tuned").shipped, argv
+def build_parser():
+    return training_data.foreign_parser(
+        "explorer.training.tuned_cross_encoder",
+        "Retrain the cross-encoder on Perspectrum.",
+        detectors.weights("cross_encoder_tuned").shipped,
     )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return guard.main(build_parser(), argv, lambda args: run(training_data.foreign_sets(args, argv)))
+
+
+def run(given: training_data.ForeignTraining) -> int:
     dev_set = dev_subset(given.dev_set, SETTINGS.seed)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     for error_type in given.error_types:

@@ -195,14 +195,26 @@ def build(written: Sequence[Example], claims: Sequence[PerspectrumClaim], detect
     return made
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    from explorer.cli.guard import Files, declare
+
     parser = argparse.ArgumentParser(
         prog="python -m explorer.training.written_synthetic", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--data", type=Path, required=True, help="the built written corpus (explorer.data.written)")
     parser.add_argument("--out", type=Path, required=True, help="output JSON Lines (third-party text: a cache)")
     parser.add_argument("--perspectrum", type=Path, help="the Perspectrum folder (default: ../shared/data/perspectrum)")
-    args = parser.parse_args(argv)
+    declare(parser, Files(inputs=("data", "perspectrum"), output="out", third_party=True))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from explorer.cli import guard
+
+    return guard.main(build_parser(), argv, run)
+
+
+def run(args: argparse.Namespace) -> int:
     loaded = parse_jsonl(args.data)
     for error in loaded.errors:
         print(f"{args.data}: {error}", file=sys.stderr)

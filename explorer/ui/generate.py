@@ -7,12 +7,17 @@ into the editor, before the editor is drawn, as the example's response (with `ge
 and the page scores it with the chosen detectors. One generation runs per session: the button is
 disabled while it runs and its callback refuses a second start (a double click reaches it before
 the page is redrawn). Cancel drops the answer and leaves the response as it was.
+
+Servers: a visitor picks one the operator lists (`explorer.generation.servers`, from
+`st.secrets`), whose key the operator configured; a visitor never names an environment variable.
+Where the operator allows it, a visitor may instead type an address and paste their own key,
+which stays in this session's memory: not in the URL, a share link, a log, the cache or a report.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
@@ -24,17 +29,24 @@ from explorer.generation.background import BackgroundGeneration
 from explorer.generation.base import GENERATED_BY, GenerationSettings
 from explorer.generation.npov import ContextTooLongError
 from explorer.generation.server import ServerError
+from explorer.generation.servers import SECTION, ServerConfigError, free_form_allowed, operator_servers
 from explorer.models.language_model import InvalidModelError
 from explorer.ui import editor, state
 from explorer.ui.text import literal
 
 PACKAGED, FOLDER, SERVER = "Packaged model", "Local model", "Server"
+ANOTHER_SERVER = "Another server…"  # a visitor's own address and key, where the operator allows it
+NO_OWN_SERVER = "Typing a server's address of your own is off on an app served beyond its machine."
+NO_SERVER = (
+    "No generation server is set up for this app: its operator lists the servers visitors may use "
+    f"(docs/guide/servers.md). {NO_OWN_SERVER}"
+)
 DEFAULTS = {
     state.GENERATOR_SOURCE: PACKAGED,
     state.GENERATOR_FOLDER: "",
     state.GENERATOR_URL: "http://127.0.0.1:8000/v1",
     state.GENERATOR_SERVER_MODEL: "",
-    state.GENERATOR_KEY_ENV: "",
+    state.GENERATOR_KEY: "",
     state.GENERATOR_MAX_TOKENS: GenerationSettings().max_new_tokens,
     state.GENERATOR_GUARD: Backend().guard,
 }
@@ -48,15 +60,16 @@ def _kept(widget, label: str, key: str, **options):
     def keep() -> None:
         session[key] = session[widget_key]
 
-    if widget is st.radio:
+    if widget in (st.radio, st.selectbox):
         options["index"] = options["options"].index(session[key])
     else:
         options["value"] = session[key]
     return widget(label, key=widget_key, on_change=keep, **options)
 
 
-def sidebar_settings() -> tuple[Backend, GenerationSettings]:
-    """The generator and its settings, chosen in the sidebar."""
+def sidebar_settings() -> tuple[Backend | None, GenerationSettings]:
+    """The generator and its settings, chosen in the sidebar (no generator: a server was asked
+    for and there is none to choose)."""
     session = st.session_state
     for key, value in DEFAULTS.items():
         session.setdefault(key, value)
@@ -86,19 +99,62 @@ def sidebar_settings() -> tuple[Backend, GenerationSettings]:
             folder = _kept(st.text_input, "Model folder or .gguf file", state.GENERATOR_FOLDER)
             backend = Backend(model=folder.strip(), guard=guard)
         elif source == SERVER:
-            url = _kept(st.text_input, "Server URL", state.GENERATOR_URL, help="Its OpenAI-compatible API address.")
-            model = _kept(st.text_input, "Model name", state.GENERATOR_SERVER_MODEL, help="The server's name for it.")
-            key_env = _kept(
-                st.text_input,
-                "API key variable",
-                state.GENERATOR_KEY_ENV,
-                placeholder="none",
-                help="The name of the environment variable that holds the key, in the app's environment. "
-                "The key itself is never asked for, shown, stored or written.",
-            )
-            backend = Backend(model=model.strip(), base_url=url.strip(), api_key_env=key_env.strip())
+            backend = _server()
         tokens = _kept(st.number_input, "Most tokens to write", state.GENERATOR_MAX_TOKENS, min_value=1, step=50)
     return backend, GenerationSettings(max_new_tokens=int(tokens))
+
+
+def _operator_config() -> dict:
+    """The `[generation]` table of the app's secrets, empty without a secrets file."""
+    if not st.secrets.load_if_toml_exists():
+        return {}
+    config = st.secrets.get(SECTION, {})
+    return dict(config) if isinstance(config, Mapping) else {"servers": config}
+
+
+def _server() -> Backend | None:
+    """The server chosen: one the operator lists, or (where allowed) the visitor's own; None when
+    there is none to choose (the sidebar says why)."""
+    session = st.session_state
+    config = _operator_config()
+    try:
+        listed = operator_servers(config)
+        free = free_form_allowed(config, st.get_option("server.address"))
+    except ServerConfigError as error:  # the operator's to fix: named, never with a key
+        st.error(literal(f"The app's list of generation servers cannot be used: {error}"))
+        listed, free = (), False
+    names = [server.name for server in listed] + ([ANOTHER_SERVER] if free else [])
+    if not names:
+        st.info(NO_SERVER)
+        return None
+    if session.get(state.GENERATOR_SERVER_NAME) not in names:
+        session[state.GENERATOR_SERVER_NAME] = names[0]
+    chosen = _kept(
+        st.selectbox,
+        "Server",
+        state.GENERATOR_SERVER_NAME,
+        options=names,
+        help="The OpenAI-compatible servers this app's operator set up, each with its model and key"
+        + (f"; *{ANOTHER_SERVER}* takes an address and a key of your own." if free else "."),
+    )
+    if chosen != ANOTHER_SERVER:
+        server = next(server for server in listed if server.name == chosen)
+        st.caption(literal(server.shown))
+        if not free:
+            st.caption(NO_OWN_SERVER)
+        return server.backend()
+    url = _kept(st.text_input, "Server URL", state.GENERATOR_URL, help="Its OpenAI-compatible API address.")
+    model = _kept(st.text_input, "Model name", state.GENERATOR_SERVER_MODEL, help="The server's name for it.")
+    key = _kept(
+        st.text_input,
+        "Your API key",
+        state.GENERATOR_KEY,
+        type="password",
+        placeholder="none",
+        help="Your own key for that server, if it needs one: kept in this session's memory only, sent to that "
+        "address only, and never put in the page's link, a share link, a report, the cache or a log.",
+    )
+    return Backend(model=model.strip(), base_url=url.strip(), api_key=key.strip())
 
 
 def take_finished(prefix: str) -> None:
@@ -122,7 +178,8 @@ def take_finished(prefix: str) -> None:
     editor.load_into_editor(prefix, made)
     by = ", ".join(f"{k} {v}" for k, v in made.extra[GENERATED_BY].items())
     seconds = time.monotonic() - run.started
-    session[state.GENERATION_OUTCOME] = ("success", f"Written by {by} in {seconds:.0f} s, and scored below.")
+    echoed = " The server sent the API key back in its answer: it is masked as ***." if run.echoed_key else ""
+    session[state.GENERATION_OUTCOME] = ("success", f"Written by {by} in {seconds:.0f} s, and scored below.{echoed}")
 
 
 def _start(example: Example, backend: Backend, settings: GenerationSettings) -> None:
@@ -139,7 +196,9 @@ def _cancel() -> None:
         running.cancel()
 
 
-def buttons(example: Example, problems: Sequence[FormatError], backend: Backend, settings: GenerationSettings) -> None:
+def buttons(
+    example: Example, problems: Sequence[FormatError], backend: Backend | None, settings: GenerationSettings
+) -> None:
     """Generate and Cancel."""
     run: BackgroundGeneration | None = st.session_state.get(state.GENERATION)
     running = run is not None and not run.finished
@@ -151,7 +210,7 @@ def buttons(example: Example, problems: Sequence[FormatError], backend: Backend,
         key=state.INSPECT_GENERATE,
         on_click=_start,
         args=(example, backend, settings),
-        disabled=running or bool(blocking),
+        disabled=running or bool(blocking) or backend is None,
         help="Write the answer to this query from these perspectives with the generator chosen in the sidebar "
         "(*Generator*), then score it. The current response is replaced.",
     )

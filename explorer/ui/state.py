@@ -18,7 +18,7 @@ from explorer.data.example import Example
 from explorer.data.samples import load_samples
 from explorer.detectors import Detector
 from explorer.detectors.options import Option
-from explorer.evaluation.calibration import active
+from explorer.docs import cards
 from explorer.scoring.cache import ResultCache
 from explorer.scoring.jobs import JobRunner
 
@@ -104,7 +104,8 @@ GENERATOR_SOURCE = "generator.source"
 GENERATOR_FOLDER = "generator.folder"
 GENERATOR_URL = "generator.url"
 GENERATOR_SERVER_MODEL = "generator.server_model"
-GENERATOR_KEY_ENV = "generator.key_env"
+GENERATOR_SERVER_NAME = "generator.server_name"  # one of the operator's servers, or ANOTHER_SERVER
+GENERATOR_KEY = "generator.key"  # the visitor's own key for a server they name: this session's memory only
 GENERATOR_MAX_TOKENS = "generator.max_tokens"
 GENERATOR_GUARD = "generator.guard"
 GENERATION = "inspect.generation"  # the BackgroundGeneration running for this session
@@ -256,10 +257,10 @@ def sidebar() -> None:
 
 
 def detector_about(name: str) -> str:
-    """A detector's title and summary, then its dev ROC AUC read from `calibration.json`
-    (Markdown): summaries hold no figures, so none goes stale when a detector is refitted."""
-    spec = detectors.spec(name)
-    return " ".join(part for part in (f"**{spec.title}**: {spec.summary}", active().measured(name)) if part)
+    """A detector's title and summary, then its dev ROC AUC and speed read from the records, as its
+    card and `explorer detectors` show them (`explorer.docs.cards.about`): summaries hold no
+    figures, so none goes stale when a detector is refitted."""
+    return cards.about(name)
 
 
 def option_key(detector_name: str, option: Option) -> str:

@@ -151,4 +151,23 @@ FILE_AND_LIMIT_CASES: tuple[Case, ...] = (
             "stacked": "the response makes 1,200 claims (sentences or clauses); the alignment reads at most",
         },
     ),
+    Case(
+        "unspaced-runs",
+        "a response of 20,000 dots, an argument that is one 5,000-letter word, a query of 1,500 dashes after its "
+        "question (issue 51: the taggers read the dots alone for 5 to 8 minutes)",
+        around(
+            good("dots", response="." * 20_000),
+            good("one-word", perspectives=[{"name": "pro", "arguments": ["Fine.", "a" * 5_000]}]),
+            good("dashes", query="Should sugary drinks be taxed? " + "-" * 1_500),
+        ),
+        GOOD_PAIR,
+        (
+            "line 2: response: characters 0-20,000 are 20,000 characters without a space or line break; the limit "
+            "is 1,000, since the detectors read text as words: break the run up or leave it out",
+            "line 3: perspectives[0].arguments[1]: characters 0-5,000 are 5,000 characters without a space or line "
+            "break; the limit is 1,000, since the detectors read text as words: break the run up or leave it out",
+            "line 4: query: characters 31-1,531 are 1,500 characters without a space or line break; the limit is "
+            "1,000, since the detectors read text as words: break the run up or leave it out",
+        ),
+    ),
 )

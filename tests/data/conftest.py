@@ -3,6 +3,7 @@
 import builtins
 import io
 import json
+import os
 import pathlib
 
 import pytest
@@ -107,9 +108,9 @@ def claim_text_reads(monkeypatch):
 
 @pytest.fixture
 def opened_files(monkeypatch) -> list[str]:
-    """A list that fills with every path then opened or read (open, io.open, Path.read_text/read_bytes)."""
+    """A list that fills with every path then opened or read (open, io.open, os.open, Path.read_text/read_bytes)."""
     opened: list[str] = []
-    for module, name in ((builtins, "open"), (io, "open")):
+    for module, name in ((builtins, "open"), (io, "open"), (os, "open")):
         real = getattr(module, name)
         monkeypatch.setattr(
             module, name, lambda file, *a, _real=real, **k: opened.append(str(file)) or _real(file, *a, **k)

@@ -18,7 +18,11 @@ def _changed(d):
         ("The law would violate freedom of speech.", "The law would not violate freedom of speech.", "would not"),
         ("Homework does not improve learning.", "Homework improves learning.", "improves"),
         ("Uniforms can't stop bullying.", "Uniforms can stop bullying.", "can"),
-        ("Social media facilitates cyberbullying.", "Social media does not facilitate cyberbullying.", "does not facilitate"),
+        (
+            "Social media facilitates cyberbullying.",
+            "Social media does not facilitate cyberbullying.",
+            "does not facilitate",
+        ),
         ("Uniforms reduce bullying.", "Uniforms do not reduce bullying.", "do not reduce"),
         ("It can never be justified.", "It can always be justified.", "always"),
         ("Voters can choose freely.", "Voters cannot choose freely.", "cannot"),

@@ -190,6 +190,35 @@ def test_lone_surrogates_are_rejected_where_they_are(record):
     assert parse_jsonl(json.dumps(dict(record, query="Fine?", response="Fine."))).ok
 
 
+def test_lone_surrogates_in_fields_kept_as_they_are_are_rejected_with_their_place(record, tmp_path, capsys):
+    """Issue 52: they passed validate, and synth and generate ended in a UnicodeEncodeError
+    traceback after doing all the work."""
+    from explorer.cli import main
+
+    labels = {"hallucination": False, "coverage_error": False}
+    lines = [  # json.dumps writes a lone surrogate as a JSON escape, as other tools do
+        json.dumps({**record, "id": "bad", "note": {"source": ["fine", "bad \ud800 text"]}}),
+        json.dumps({**record, "id": "good", "note": "ok", "labels": labels}),
+        json.dumps({**record, "id": "label", "labels": {**labels, "annotator": "\udc00"}}),
+        json.dumps({**record, "id": "key", "\udfffx": 1}),
+    ]
+    assert "\\ud800" in lines[0]
+    loaded = parse_jsonl("\n".join(lines))
+    assert [e.id for e in loaded.examples] == ["good"]
+    assert messages(loaded) == [
+        "line 1: note.source[1]: holds a lone surrogate \\ud800 at character 4, which is not Unicode text",
+        "line 3: labels.annotator: holds a lone surrogate \\udc00 at character 0, which is not Unicode text",
+        "line 4: \\udfffx (the key): holds a lone surrogate \\udfff at character 0, which is not Unicode text",
+    ]
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["validate", str(path)]) == 1
+    out = tmp_path / "synth.jsonl"
+    assert main(["synth", str(path), "--out", str(out)]) == 1
+    assert [e.id for e in parse_jsonl(out).examples][:1] == ["good"]
+    assert "line 1: note.source[1]: holds a lone surrogate" in capsys.readouterr().err
+
+
 def test_refchecker_problems_name_the_refchecker_fields():
     loaded = parse_jsonl(
         jsonl(

@@ -1,6 +1,7 @@
 """The Perspectrum builder: deterministic, never reads the reserved test split, spans on the right text."""
 
 import json
+import os
 
 import pytest
 
@@ -22,8 +23,7 @@ def test_the_test_split_is_refused(fake_perspectrum, splits):
 
 def test_the_cli_refuses_the_test_split(fake_perspectrum, tmp_path):
     folder, _, _ = fake_perspectrum
-    with pytest.raises(SystemExit):
-        perspectrum.main(["--out", str(tmp_path / "x.jsonl"), "--splits", "test", "--data", str(folder)])
+    assert perspectrum.main(["--out", str(tmp_path / "x.jsonl"), "--splits", "test", "--data", str(folder)]) == 2
     assert not (tmp_path / "x.jsonl").exists()
 
 
@@ -160,3 +160,22 @@ def test_real_data_never_yields_a_test_claim_or_perspective(real_folder):
         assert not perspectrum.used_pids(example) & test_pids
     again = perspectrum.build(folder=real_folder)
     assert [e.to_dict() for e in again] == [e.to_dict() for e in examples]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_build_data_reads_only_regular_perspectrum_files(fake_perspectrum, tmp_path, kind):
+    from tests.faults import explorer, finish
+
+    folder, _, _ = fake_perspectrum
+    claims = folder / "perspectrum_with_answers_v1.0.json"
+    claims.unlink()
+    if kind == "fifo":
+        os.mkfifo(claims)
+    else:
+        claims.symlink_to("/dev/zero")
+    # The old code waited for ever on the FIFO and read /dev/zero to 4 GB in 3 s.
+    run = explorer("build-data", "--data", str(folder), "--out", str(tmp_path / "built.jsonl"), memory_limit=2 << 30)
+    _, stderr = finish(run, 120)
+    assert run.returncode == 3, stderr
+    assert f"explorer: {claims}: a " in stderr and "not a regular file" in stderr
+    assert not (tmp_path / "built.jsonl").exists()

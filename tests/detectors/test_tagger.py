@@ -66,6 +66,17 @@ def test_a_long_response_is_read_in_windows_that_cover_every_word_once(tokenizer
     assert text == example.response.replace(" ", "")
 
 
+def test_a_sentence_without_spaces_is_read_in_full_windows_not_a_word_piece_each(tokenizer):
+    # Runs of dots as long as an example may hold: no word starts inside a window to cut at. Cut
+    # after one word piece each (issue 51), 20,000 dots were 20,000 windows, 5 to 8 minutes a tagger.
+    example = _sugar(" ".join(["." * 1_000] * 5))
+    found = windows(tokenizer, example, 512)
+    room = 512 - (len(found[0].input_ids) - sum(1 for p in found[0].places if p and p[0] == "response"))
+    assert len(found) <= 5 * -(-1_000 // room) and all(len(w.input_ids) <= 512 for w in found)  # full windows
+    covered = [place[1:] for w in found for place in w.places if place and place[0] == "response"]
+    assert sorted(covered) == sorted(set(covered)) and len(covered) == 5_000
+
+
 def test_arguments_leaving_no_room_are_refused_not_cut(tokenizer):
     example = make_example("A short answer.", ("pro", ["word " * 600]))
     with pytest.raises(DetectorError, match="not truncated"):

@@ -87,3 +87,57 @@ def test_a_stage_scores_the_weights_it_trained_when_the_task_is_not_an_error_typ
     scored = {e.id: score_example(e, [shipped], None).results for e in evaluated}
     table = evaluate(evaluated, scored, ["tagger"], Settings(n_bootstrap=0), word_level=False)
     assert results[-1].auc != {(c.error_type, c.slice): c.auc for c in table.example_cells}  # not the shipped weights
+
+
+SAME = {"method": "alignment_classifier", "seed": 0}  # what the run asks of the record it goes on from
+GOOD_STAGE = {"stage": "Synth", "train_examples": 10, "seconds": 1.5, "roc_auc": []}
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("[]", "is not an ablation record (not a JSON object)"),
+        ('"x"', "is not an ablation record (not a JSON object)"),
+        ("null", "is not an ablation record (not a JSON object)"),
+        ("[" * 100_000, "is not an ablation record (arrays or objects nested too deeply"),
+        ("{bad json", "is not an ablation record (Expecting property name"),
+        (json.dumps({**SAME, "stages": "x"}), "its stages are not a list"),
+        (json.dumps({**SAME, "stages": [7]}), "stages[0]: a stage must be a JSON object"),
+        (json.dumps({**SAME, "stages": [{"stage": "Synth"}]}), "stages[0]: Synth: train_examples: None is not a count"),
+        (json.dumps({**SAME, "stages": [{**GOOD_STAGE, "stage": "Nope"}]}), "stages[0]: stage: 'Nope' is not one of"),
+        (json.dumps({**SAME, "stages": [{**GOOD_STAGE, "seconds": -1}]}), "stages[0]: Synth: seconds: -1"),
+        (json.dumps({**SAME, "stages": [{**GOOD_STAGE, "roc_auc": {}}]}), "stages[0]: Synth: roc_auc must be a list"),
+        (
+            json.dumps({**SAME, "stages": [{**GOOD_STAGE, "roc_auc": [{"error_type": "x", "slice": "y"}]}]}),
+            "stages[0]: Synth: roc_auc[0] must name an error type and a slice",
+        ),
+        (
+            json.dumps(
+                {
+                    **SAME,
+                    "stages": [
+                        {**GOOD_STAGE, "roc_auc": [{"error_type": "coverage", "slice": "full_organic", "auc": 2}]}
+                    ],
+                }
+            ).replace('"auc": 2', '"auc": 1e309'),  # forged: shown as "inf" in the table
+            "stages[0]: Synth: roc_auc[0]: auc inf is not a ROC AUC in [0, 1]",
+        ),
+        (json.dumps({**SAME, "stages": [GOOD_STAGE, GOOD_STAGE]}), "it gives a stage twice"),
+    ],
+)
+def test_an_ablation_record_of_the_wrong_shape_is_ignored_with_a_warning(tmp_path, text, problem, capsys):
+    """Issue 52: each was an AttributeError, KeyError, TypeError, ValueError or RecursionError
+    traceback of `explorer eval --ablation --out OUT` once OUT.json held it; a forged AUC was shown."""
+    path = tmp_path / "ev.json"
+    path.write_text(text, encoding="utf-8")
+    assert _earlier_stages(path, SAME) == []
+    assert f"explorer: warning: {path}: {problem}" in capsys.readouterr().err
+
+
+def test_a_good_ablation_record_is_gone_on_from_and_a_missing_one_is_no_warning(tmp_path, capsys):
+    path = tmp_path / "ev.json"
+    assert _earlier_stages(path, SAME) == []
+    cell = {"error_type": "coverage", "slice": "full_organic", "auc": 0.75}
+    path.write_text(json.dumps({**SAME, "stages": [{**GOOD_STAGE, "roc_auc": [cell]}]}), encoding="utf-8")
+    assert _earlier_stages(path, SAME) == [StageResult("Synth", 10, {("coverage", "full_organic"): 0.75}, 1.5)]
+    assert capsys.readouterr().err == ""

@@ -131,3 +131,25 @@ def test_cli_writes_generated_examples_and_reports_refusals(tmp_path, capsys):
     assert [r["id"] for r in written] == ["short"] and "labels" not in written[0]
     assert "long: refused: the prompt is" in capsys.readouterr().err
     assert not list(tmp_path.glob(".*.partial"))
+
+
+def test_an_adapter_without_safetensors_is_refused_before_the_model_loads(tmp_path, capsys):
+    """Issue 52: a pickled adapter_model.bin went to PEFT, then the run ended in a traceback
+    (exit 1) looking for the safetensors file it digests."""
+    import torch
+
+    from explorer.config import shipped_weights
+
+    adapter = tmp_path / "adapter"
+    adapter.mkdir()
+    shipped = shipped_weights("generator") / "npov"
+    (adapter / "adapter_config.json").write_bytes((shipped / "adapter_config.json").read_bytes())
+    torch.save({"weight": torch.zeros(1)}, adapter / "adapter_model.bin")
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text(jsonl(UNIFORMS.to_dict()), encoding="utf-8")
+    assert main(["generate", str(source), "--out", str(out), "--adapter", str(adapter), "--quiet"]) == 2
+    assert (
+        f"explorer: adapter {adapter} holds no adapter_model.safetensors: adapters are read as safetensors only"
+        in capsys.readouterr().err
+    )
+    assert not out.exists()

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tests.helpers import stop
@@ -66,11 +67,12 @@ def _wait_until_healthy(url: str, server: subprocess.Popen, log: Path) -> None:
 
 
 @contextlib.contextmanager
-def serve(folder: Path, checkout: Path = ROOT):
-    """The real app of `checkout` on a free localhost port, with its own empty result cache in `folder`."""
+def serve(folder: Path, checkout: Path = ROOT, *, options: Sequence[str] = (), env: Mapping[str, str] | None = None):
+    """The real app of `checkout` on a free localhost port, with its own empty result cache in `folder`;
+    `options` go to `streamlit run` after the defaults (a later option wins), `env` to its environment."""
     port = _free_port()
     log = folder / "streamlit.log"
-    env = dict(os.environ, EXPLORER_CACHE_DIR=str(folder / "cache"))
+    env = dict(os.environ, EXPLORER_CACHE_DIR=str(folder / "cache"), **(env or {}))
     command = [
         str(Path(sys.executable).with_name("streamlit")),
         "run",
@@ -83,6 +85,7 @@ def serve(folder: Path, checkout: Path = ROOT):
         "true",
         "--browser.gatherUsageStats",
         "false",
+        *options,
     ]
     with log.open("w") as output:
         server = subprocess.Popen(command, cwd=checkout, env=env, stdout=output, stderr=subprocess.STDOUT)

@@ -154,3 +154,35 @@ class Payload:
 
     def __reduce__(self):
         return (print, ("unpickled",))
+
+
+@pytest.mark.parametrize(
+    "files, said",
+    [
+        (
+            {"config.json": {"model_type": "bert", "auto_map": {"AutoModel": "evil.EvilModel"}}},
+            "needs custom code (auto_map in config.json), which the explorer never runs",
+        ),
+        (
+            {"adapter_config.json": {"peft_type": "LORA", "base_model_name_or_path": "org/remote-model"}},
+            "is a PEFT adapter on the base model 'org/remote-model', which is not a local folder",
+        ),
+        (
+            {"adapter_config.json": {"peft_type": "LORA", "base_model_name_or_path": None}},
+            "is a PEFT adapter on the base model None, which is not a local folder",
+        ),
+    ],
+)
+def test_an_encoder_that_needs_its_own_code_or_a_hub_is_refused_plainly(tmp_path, files, said, capsys):
+    """Issue 52: the library's own words advised trust_remote_code=True, or said "Repo id must be a string"."""
+    folder = tmp_path / "encoder"
+    folder.mkdir()
+    for name, content in files.items():
+        (folder / name).write_text(json.dumps(content), encoding="utf-8")
+    source, out = tmp_path / "in.jsonl", tmp_path / "claims.json"
+    source.write_text(jsonl(EXAMPLE.to_dict()), encoding="utf-8")
+    command = ["claims", str(source), "--granularity", "sentence", "--encoder", str(folder), "--out", str(out)]
+    assert main([*command, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"explorer: {folder} {said}" in err and "trust_remote_code" not in err and "Repo id" not in err
+    assert not out.exists()

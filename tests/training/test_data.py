@@ -57,9 +57,9 @@ def test_a_share_of_the_examples_is_reordered_in_place():
 
 def test_the_reorder_share_parses_as_a_number():
     from explorer.training import tagger
-    from explorer.training.checkpoints import parsed_settings, run_parser
+    from explorer.training.checkpoints import parsed_settings
 
-    parser = run_parser("", tagger.TrainingSettings, SAMPLE_DIR)
-    given = ["--data", "in.jsonl", "--work", "w"]
+    parser = tagger.build_parser()
+    given = ["--data", "in.jsonl", "--work", "w", "--out", "o"]
     assert parsed_settings(parser.parse_args(given), tagger.TrainingSettings).reorder == 0.0
     assert parsed_settings(parser.parse_args([*given, "--reorder", "0.5"]), tagger.TrainingSettings).reorder == 0.5

@@ -34,6 +34,7 @@ from explorer.data.example import Example
 from explorer.detectors.ops.alignment import DEFAULT_SETTINGS, Encoder, Settings, argument_units
 from explorer.detectors.ops.assessment import ABSTAIN, CONTRADICTED, SUPPORTED, UNSUPPORTED
 from explorer.text.claims import sentence_spans
+from explorer.text.polarity import LEXICAL_NEGATIONS, NEGATIONS
 from explorer.text.syntax import tokens
 from explorer.text.words import DEFAULT_SEGMENTER
 
@@ -43,12 +44,6 @@ REFCHECKER_LABELS = {
     CONTRADICTED: "Contradiction",
     ABSTAIN: "Abstain",
 }
-NEGATIONS = frozenset("not n't no never nothing none neither nor cannot".split())
-# Verbs and a preposition that negate what follows ("lack an X" says "no X"): they count for the
-# parity, so "lacks X" against "has no X" is no contradiction.
-LEXICAL_NEGATIONS = frozenset(
-    "lack lacks lacked lacking fail fails failed refuse refuses refused without unable".split()
-)
 # A speaker cue names the perspective only near the start of its sentence ("Critics, however,
 # say ..."); "... divides conservationists, animal welfare advocates and the public" names none.
 CUE_WINDOW = 6

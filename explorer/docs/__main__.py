@@ -1,0 +1,5 @@
+import sys
+
+from explorer.docs.site import main
+
+sys.exit(main())
