@@ -1,5 +1,7 @@
 """Browse a test set: every example's scores, ROC curves, thresholds, failures, summaries, exports."""
 
+import dataclasses
+
 import streamlit as st
 
 from explorer.ui import frame, state
@@ -17,13 +19,14 @@ st.title(
 with frame.loading():
     from explorer.evaluation import table
     from explorer.scoring.dataset import fingerprint
-    from explorer.ui import phenomena
-    from explorer.ui.dataset import evaluation, examples, scores, scroll, source
+    from explorer.ui import labelling, phenomena
+    from explorer.ui.dataset import evaluation, examples, labels, rates, scores, scroll, source
 
 chosen = source.choose_dataset()
 if chosen is None:
     st.stop()
 dataset_name, loaded = chosen
+loaded = dataclasses.replace(loaded, examples=labelling.with_labels(loaded.examples))  # the user's labels shown
 evaluation.restore_view(dataset_name)
 source.scores_uploader(dataset_name)
 detector_names = source.dataset_detectors(dataset_name, state.chosen_detectors())
@@ -47,8 +50,10 @@ st.caption(f"{len(shown)} of {len(loaded.examples)} examples match the filters."
 
 view = evaluation.choose_view(detector_names, shown, results, list(scored.jobs))
 # Only the open tab runs (on_change="rerun"); which one is open is kept in the URL.
-evaluate_tab, examples_tab, summaries_tab, export_tab = st.tabs(
-    ["Evaluation", "Examples", "Summaries", "Export"], key=state.DATASET_TAB, bind="query-params"
+evaluate_tab, examples_tab, summaries_tab, export_tab, label_tab, rates_tab = st.tabs(
+    ["Evaluation", "Examples", "Summaries", "Export", "Label", "Error rates"],
+    key=state.DATASET_TAB,
+    bind="query-params",
 )
 if evaluate_tab.open:
     with evaluate_tab:
@@ -65,5 +70,11 @@ if summaries_tab.open:
 if export_tab.open:
     with export_tab:
         examples.show_export(dataset_name, frame, shown, results, detector_names)
+if label_tab.open:
+    with label_tab:
+        labels.show_labelling(dataset_name, dataset_key, shown, results)
+if rates_tab.open:
+    with rates_tab:
+        rates.show_rates(dataset_key, shown, results)
 evaluation.remember_view(dataset_name)
 scroll.return_to_place()

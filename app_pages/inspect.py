@@ -17,7 +17,7 @@ back_slot = st.container()  # "Back to the failures" when opened from them: know
 with frame.loading():
     from explorer import detectors
     from explorer.data.example import Example, Perspective
-    from explorer.ui import claims, editor, generate, links, phenomena, results, state, trust, verdict, word_map
+    from explorer.ui import claims, editor, generate, labelling, links, phenomena, results, state, trust, verdict, word_map
     from explorer.ui.text import literal
 
 PREFIX = state.INSPECT_PREFIX
@@ -63,6 +63,7 @@ results.show_pending(pending)
 with verdict_slot.container():
     found, read = verdict.show_verdict(example, scored)
 verdict.show_scores(scored)
+labelling.label_expander(example, found, key=f"{PREFIX}.labels")
 with download_slot:
     verdict.report_button(example, scored, key=state.INSPECT_REPORT)
 if not in_link:

@@ -16,7 +16,9 @@ report") and saves it (`.save(path)`):
 
 Results go through the same on-disk cache as the app and the CLI (shipped salience results
 serve the sample data at once). The verdict always comes from `detectors.VERDICT_DETECTOR`,
-scored even when not among `detectors`.
+scored even when not among `detectors`. `calibration="my-calibration.json"` (a file `explorer
+calibrate` wrote) puts that calibration in place of the shipped one for the detectors it
+refitted: verdicts, thresholds and the report then read it and name it.
 
 `save` writes as the CLI writes: through the same guard (`explorer.files.check_output`: never
 over the examples' file, a file of the repository or the shared data, a FIFO or a device; an
@@ -39,7 +41,9 @@ from explorer.data.example import Example
 from explorer.data.jsonl import FormatError, parse_example, parse_jsonl
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorResult
-from explorer.evaluation import table, verdict
+from explorer.evaluation import calibration, refit, table, verdict
+from explorer.evaluation.calibration import Calibrations, shipped
+from explorer.evaluation.refit import merged
 from explorer.files import check_output, write_text
 from explorer.render import export
 from explorer.scoring.cache import ResultCache
@@ -65,12 +69,14 @@ class Inspection:
     errors: Mapping[str, str] = field(default_factory=dict)
     judge: DetectorResult | None = None  # the verdict detector's result, chosen or not
     source: Path | None = None  # the JSON Lines file it was read from, which `save` never replaces
+    calibrations: Calibrations | None = None  # in force for its verdicts and report (None: the shipped)
 
     @property
     def verdicts(self) -> dict[str, verdict.Verdict]:
         """Per error type: `.verdict` (likely / unclear / unlikely, None without calibration),
         `.probability`, `.score` and `.piece` (the sentence or argument responsible)."""
-        return verdict.verdicts(self.example, self.judge) if self.judge is not None else {}
+        with calibration.using(self.calibrations):
+            return verdict.verdicts(self.example, self.judge) if self.judge is not None else {}
 
     @property
     def scores(self) -> pd.DataFrame:
@@ -79,7 +85,7 @@ class Inspection:
         for name, result in self.results.items():
             row: dict[str, Any] = {"detector": name}
             for error_type in ERROR_TYPES:
-                fit = verdict.thresholds({name: result})[name][error_type]
+                fit = verdict.thresholds({name: result}, self.calibrations)[name][error_type]
                 score = result.score(error_type)
                 row[error_type] = score
                 row[f"{error_type} threshold"] = fit.threshold if fit is not None and fit.informative else None
@@ -89,7 +95,8 @@ class Inspection:
 
     def html(self, **options) -> str:
         """The standalone report page (what `.save` writes)."""
-        return export.example_html(self.example, self._shown(), **options)
+        with calibration.using(self.calibrations):
+            return export.example_html(self.example, self._shown(), **options)
 
     def _shown(self) -> dict[str, DetectorResult]:
         shown = dict(self.results)
@@ -98,7 +105,8 @@ class Inspection:
         return shown
 
     def _repr_html_(self) -> str:
-        return export.example_fragment(self.example, self._shown())
+        with calibration.using(self.calibrations):
+            return export.example_fragment(self.example, self._shown())
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write the report as one self-contained HTML file; returns its path."""
@@ -144,6 +152,7 @@ def _inspect_one(
     detector_names: Sequence[str],
     cache: ResultCache | None,
     source: Path | None,
+    calibrations: Calibrations | None = None,
 ):
     scored = score_example(example, chosen, cache)
     return Inspection(
@@ -152,6 +161,7 @@ def _inspect_one(
         errors={name: message for name, message in scored.errors.items() if name in detector_names},
         judge=scored.results.get(detectors.VERDICT_DETECTOR),
         source=source,
+        calibrations=calibrations,
     )
 
 
@@ -170,6 +180,12 @@ def _examples(source: Example | Mapping | str | os.PathLike) -> tuple[list[Examp
     return loaded.examples, loaded.errors, False
 
 
+def _calibrations(given: str | os.PathLike | Calibrations | None) -> Calibrations | None:
+    if given is None or isinstance(given, Calibrations):
+        return given
+    return merged(shipped(), refit.read(Path(given)).calibrations)
+
+
 def inspect(
     source: Example | Mapping | str | os.PathLike,
     detectors: Sequence[str] = DEFAULT_DETECTORS,
@@ -177,6 +193,7 @@ def inspect(
     model: str | None = None,
     cache: ResultCache | None | bool = True,
     methods: Sequence[str] | None = None,
+    calibration: str | os.PathLike | Calibrations | None = None,
 ) -> Inspection | Inspections:
     """Score an `Example`, a record (dict, as in the JSON Lines format) or a JSON Lines file.
 
@@ -185,6 +202,8 @@ def inspect(
     cache (True: the default folder, False: none, or a `ResultCache`). One example gives an
     `Inspection`; a file gives `Inspections` (bad lines are skipped, kept in `.problems`, and
     reported in a warning). `methods`: the former name of `detectors`, still accepted.
+    `calibration`: a calibration file `explorer calibrate` wrote (or `Calibrations`), in force
+    in place of the shipped one for what it refitted.
     """
     detector_names = detectors if methods is None else methods
     if isinstance(detector_names, str):
@@ -193,7 +212,8 @@ def inspect(
     chosen = _detectors(detector_names, model)
     store = ResultCache() if cache is True else (cache or None)
     path = None if single else Path(source)
-    found = [_inspect_one(example, chosen, detector_names, store, path) for example in examples]
+    calibrations = _calibrations(calibration)
+    found = [_inspect_one(example, chosen, detector_names, store, path, calibrations) for example in examples]
     if single:
         return found[0]
     if problems:

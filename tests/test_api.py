@@ -127,3 +127,26 @@ def test_ids_that_differ_in_whitespace_or_normal_form_get_a_report_each(tmp_path
     assert len({path.name.casefold() for path in saved}) == len(ids)
     names = ["a-b.html", "a-b-2.html", "a-b-3.html", "caf.html", "cafe.html", "A-B-4.html"]
     assert [path.name for path in saved] == names
+
+
+def test_a_calibration_file_is_in_force_for_the_scores_verdict_and_report(tmp_path):
+    """`calibration=` a file `explorer calibrate` wrote: its fits replace the shipped ones it
+    refitted, and the report names what the thresholds were fitted on."""
+    from explorer.config import SAMPLE_DIR
+    from explorer.data.jsonl import parse_jsonl
+    from explorer.evaluation import refit
+    from explorer.scoring.runner import score_examples
+
+    train = [e for e in parse_jsonl(SAMPLE_DIR / "synthetic.jsonl").examples if e.split == "train"]
+    rouge = detectors.create("rouge")
+    results = {s.example.id: s.results["rouge"] for s in score_examples(train, [rouge])}
+    own = refit.fit_labels(train, {"rouge": results}, source="mine.jsonl", n_bootstrap=0)
+    refit.write(own, tmp_path / "mine.json")
+    example = load_samples()[0]
+    shipped = explorer.inspect(example, detectors=["rouge"])
+    mine = explorer.inspect(example, detectors=["rouge"], calibration=tmp_path / "mine.json")
+    fitted = own.calibrations.detectors["rouge"][1]["coverage"]
+    assert mine.scores.loc["rouge", "coverage threshold"] == pytest.approx(fitted.threshold)
+    assert shipped.scores.loc["rouge", "coverage threshold"] != pytest.approx(fitted.threshold)
+    assert own.name in mine.html() and own.name not in shipped.html()
+    assert mine.verdicts["hallucination"].verdict == shipped.verdicts["hallucination"].verdict  # stacked: not refitted

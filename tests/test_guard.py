@@ -61,6 +61,8 @@ def clashing(tmp_path: Path, data: Path) -> dict[str, list[str]]:
         "claims": ["claims", str(data), "--out", str(data)],
         "build-data": ["build-data", "--data", str(folder), "--out", str(original)],
         "detectors": [],
+        "calibrate": ["calibrate", str(data), "--out", str(data)],
+        "rates": ["rates", str(report), "--out", str(tmp_path / "report")],
     }
 
 

@@ -30,6 +30,7 @@ def test_a_built_wheel_finds_the_samples_shipped_scores_and_weights_without_the_
         cwd=tmp_path,
     )
     (wheel,) = tmp_path.glob("rag_error_explorer-*.whl")
+    assert "explorer/ui/labeller.js" in zipfile.ZipFile(wheel).namelist()  # the labelling view's script
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     probe = (

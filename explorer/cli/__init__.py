@@ -1,5 +1,5 @@
-"""Command line: `explorer validate`, `score`, `eval`, `synth`, `train`, `generate`, `claims`, `build-data` and
-`detectors`.
+"""Command line: `explorer validate`, `score`, `eval`, `synth`, `train`, `generate`, `claims`, `build-data`,
+`detectors`, `calibrate` and `rates`.
 
 Exit codes (`explorer.cli.exit_codes` records them, `docs/reference/exit-codes.md` lists them): 0 all
 good; 1 some input lines were invalid or some examples could not be scored (everything else was
@@ -19,7 +19,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from explorer.cli import describe, extras, guard, score, train
+from explorer.cli import describe, extras, guard, labels, score, train
 from explorer.cli.exit_codes import EXIT_IO, EXIT_OK, EXIT_PARTIAL, EXIT_SERVER, EXIT_USAGE
 
 __all__ = ["EXIT_IO", "EXIT_OK", "EXIT_PARTIAL", "EXIT_SERVER", "EXIT_USAGE", "build_parser", "main"]
@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="explorer", description="Detect hallucination and coverage errors in RAG answers."
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    for module in (score, train, extras, describe):
+    for module in (score, train, extras, describe, labels):
         module.add_parsers(commands)
     return parser
 

@@ -13,7 +13,19 @@ from dataclasses import dataclass
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_IO, EXIT_SERVER = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # the shell's code for a run ended by Ctrl-C (128 + SIGINT)
 
-COMMANDS = ("validate", "score", "eval", "synth", "train", "generate", "claims", "build-data", "detectors")
+COMMANDS = (
+    "validate",
+    "score",
+    "eval",
+    "synth",
+    "train",
+    "generate",
+    "claims",
+    "build-data",
+    "detectors",
+    "calibrate",
+    "rates",
+)
 # The modules run as `python -m MODULE` (each has a `main` and a `build_parser`).
 DATA_MODULES = (
     "explorer.data.perspectrum",
@@ -55,14 +67,15 @@ EXIT_CODES = (
         EXIT_PARTIAL,
         "some input lines (or corpus records) were invalid, or some examples could not be scored, checked or "
         "answered: each is named on stderr, and everything else was still processed and written",
-        ("validate", "score", "eval", "synth", "generate", "claims"),
+        ("validate", "score", "eval", "synth", "generate", "claims", "calibrate", "rates"),
         ("explorer.data.written", "explorer.training.written_synthetic"),
     ),
     ExitCode(
         EXIT_USAGE,
         "bad usage, before anything is written: an unknown option or detector, a number out of its range, an "
         "output the guard refuses (an input, a file of the repository, the shared data, not a regular file), a "
-        "model that cannot be used, training data without both classes, no `--dev` where the shared data has none",
+        "model that cannot be used, training data without both classes, no `--dev` where the shared data has none, "
+        "labels too few to calibrate on, a calibration that cannot carry an error rate",
         COMMANDS,
         MODULES,
     ),

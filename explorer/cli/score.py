@@ -78,23 +78,16 @@ def _given_scores(args: argparse.Namespace, examples: Sequence) -> scores_file.S
     return given
 
 
-def run_eval(args: argparse.Namespace) -> int:
-    if args.ablation:
-        from explorer.cli.extras import run_ablation
-
-        return run_ablation(args)
-    ablation_only = [STEP_OPTIONS[name] for name in step_options(args)] + ["--evaluate-on"] * bool(args.evaluate_on)
-    if ablation_only:
-        raise CliError(f"{', '.join(ablation_only)}: only with --ablation", EXIT_USAGE)
-    from explorer.evaluation import auc, report  # scipy and scikit-learn load only for this command
-
-    markdown_path, json_path = report_paths(args.out)
-    loaded = load(args.input)
-    given = _given_scores(args, loaded.examples)
+def scores_for(
+    args: argparse.Namespace, read: Sequence, examples: Sequence, detector_names: Sequence[str]
+) -> tuple[dict, dict, scores_file.ScoresFile]:
+    """Each of `examples`' results by the detectors named: those of `--scores` (checked against
+    all the examples `read`), the rest scored on the `--engine`; and the failures, reported.
+    Also the `--scores` file as read (its `errors` are the lines it could not use)."""
+    given = _given_scores(args, read)
     results, failures = given.results, given.failures
-    examples = [e for e in loaded.examples if args.split is None or e.split == args.split]
     missing = {
-        e.id: [m for m in args.detectors if m not in results.get(e.id, {}) and m not in failures.get(e.id, {})]
+        e.id: [m for m in detector_names if m not in results.get(e.id, {}) and m not in failures.get(e.id, {})]
         for e in examples
     }
     to_score = [e for e in examples if missing[e.id]]
@@ -107,8 +100,25 @@ def run_eval(args: argparse.Namespace) -> int:
             failures.setdefault(scored.example.id, {}).update(scored.errors)
     for example_id, errors in failures.items():
         for name, message in errors.items():
-            if name in args.detectors:
+            if name in detector_names:
                 print(f"{example_id}: {name}: {message}", file=sys.stderr)
+    return results, failures, given
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    if args.ablation:
+        from explorer.cli.extras import run_ablation
+
+        return run_ablation(args)
+    ablation_only = [STEP_OPTIONS[name] for name in step_options(args)] + ["--evaluate-on"] * bool(args.evaluate_on)
+    if ablation_only:
+        raise CliError(f"{', '.join(ablation_only)}: only with --ablation", EXIT_USAGE)
+    from explorer.evaluation import auc, report  # scipy and scikit-learn load only for this command
+
+    markdown_path, json_path = report_paths(args.out)
+    loaded = load(args.input)
+    examples = [e for e in loaded.examples if args.split is None or e.split == args.split]
+    results, _, given = scores_for(args, loaded.examples, examples, args.detectors)
 
     settings = auc.Settings(n_bootstrap=args.bootstrap, alpha=args.alpha, seed=args.seed)
     evaluated = auc.evaluate(examples, results, args.detectors, settings)

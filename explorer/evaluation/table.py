@@ -20,7 +20,7 @@ from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import DetectorResult
 from explorer.evaluation import auc, slices, statistics
 from explorer.evaluation.auc import Results
-from explorer.evaluation.calibration import Calibrations, shipped
+from explorer.evaluation.calibration import Calibrations, active
 from explorer.training.data import roc_auc
 
 GOLD_CATEGORIES = ("error-free", "hallucination", "coverage error", "both errors", "unlabelled")
@@ -197,7 +197,7 @@ def thresholds(
     calibrations: Calibrations | None = None,
 ) -> Thresholds:
     """The calibrated threshold and the slice's optimum of `detector_name` (both to two decimals, the slider's step)."""
-    calibrations = calibrations or shipped()
+    calibrations = calibrations or active()
     members = slices.slice_members(examples, error_type, slice_name)
     labels, scores = auc.slice_scores(members, results, [detector_name], error_type)
     gold = [labels[i] for i in scores[detector_name]]

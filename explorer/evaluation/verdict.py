@@ -24,7 +24,7 @@ from explorer import detectors
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import DetectorResult
-from explorer.evaluation.calibration import Calibration, Calibrations, shipped
+from explorer.evaluation.calibration import Calibration, Calibrations, active
 from explorer.text.claims import is_heading, split_sentences
 from explorer.text.words import DEFAULT_SEGMENTER
 
@@ -151,7 +151,7 @@ def worst_argument(example: Example, result: DetectorResult) -> Piece | None:
 
 def verdicts(example: Example, result: DetectorResult, calibrations: Calibrations | None = None) -> dict[str, Verdict]:
     """Per error type, the verdict of `result` on `example` and the piece responsible."""
-    calibrations = calibrations or shipped()
+    calibrations = calibrations or active()
     found = {}
     for error_type in ERROR_TYPES:
         piece = worst_sentence(example, result) if error_type == "hallucination" else worst_argument(example, result)
@@ -167,7 +167,7 @@ def verdicts(example: Example, result: DetectorResult, calibrations: Calibration
 
 def thresholds(results: Mapping[str, DetectorResult], calibrations: Calibrations | None = None):
     """Per detector and error type, its calibration (None where none fits the result)."""
-    calibrations = calibrations or shipped()
+    calibrations = calibrations or active()
     return {
         name: {error_type: calibrations.get(result, error_type) for error_type in ERROR_TYPES}
         for name, result in results.items()

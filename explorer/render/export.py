@@ -30,7 +30,7 @@ from explorer.detectors.ops import word_links
 from explorer.detectors.semantic import assessment_of
 from explorer.evaluation import verdict
 from explorer.evaluation.accounts import account
-from explorer.evaluation.calibration import shipped
+from explorer.evaluation.calibration import active
 from explorer.evaluation.claim_level import aligned_by, claim_view_assessment, claim_view_choice
 from explorer.evaluation.report import detector_title
 from explorer.render import claims, highlights
@@ -267,7 +267,7 @@ def example_fragment(
             "</div></div>",
             _sentence_map_html(example, result),
         ]
-    fitted_on = shipped().data_of_all(results)
+    fitted_on = active().data_of_all(results)
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts.append(
         f'<p class="meta">Made with the RAG Error Explorer on {generated}. Scores in [0, 1]: higher means more '

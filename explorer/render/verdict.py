@@ -20,7 +20,7 @@ from explorer.evaluation.calibration import (
     UNLIKELY,
     UNLIKELY_BELOW,
     Calibration,
-    shipped,
+    active,
 )
 from explorer.evaluation.verdict import Piece, Verdict
 from explorer.render.accounts import account_line_html
@@ -264,7 +264,7 @@ def scores_html(
         '<div style="font-size:0.8em;opacity:0.75;margin-top:0.2em">Bar: the error score (0 to 1), coloured by '
         'its verdict; <span style="display:inline-block;width:1px;height:0.9em;background:#111;'
         "vertical-align:middle\"></span> the detector's threshold (P(error) = 0.5 on its calibration data: "
-        f"{html.escape('; '.join(shipped().data_of_all(results)) or 'none')}); "
+        f"{html.escape('; '.join(active().data_of_all(results)) or 'none')}); "
         '<span style="display:inline-block;width:1.2em;height:3px;background:rgba(245,158,11,0.55);'
         f'vertical-align:middle"></span> unclear (P(error) between {UNLIKELY_BELOW:.1f} and {LIKELY_FROM:.1f}). '
         "Hover a cell for its numbers.</div>"

@@ -12,6 +12,8 @@ first visitor sees the page and a spinner instead of a blank screen.
 
 from __future__ import annotations
 
+import contextlib
+
 import streamlit as st
 
 from explorer.ui import state
@@ -36,6 +38,14 @@ def page_frame(page: str = "") -> None:
     state.sidebar()
 
 
+@contextlib.contextmanager
 def loading():
-    """A spinner for the page's imports (instant after a process's first visit)."""
-    return st.spinner("Loading the detectors…", show_time=True)
+    """A spinner for the page's imports (instant after a process's first visit), then the
+    session's own calibration put in force before anything reads a verdict (labelling imports
+    the scoring libraries, so it waits here rather than before the title)."""
+    with st.spinner("Loading the detectors…", show_time=True):
+        from explorer.ui import labelling
+
+        yield
+    labelling.use_calibration()
+    labelling.calibration_note()

@@ -161,6 +161,16 @@ SIDEBAR_WIDGET = "sidebar."
 SIDEBAR_DETECTORS = "sidebar.detectors"
 SIDEBAR_MODEL = "sidebar.model"
 
+# Labelling (explorer.ui.labelling), calibrating on the labels and error rates (explorer.ui.dataset.labels)
+LABELS = "labels.store"  # {content hash: the example with the user's labels}
+LABELS_FILE = "labels.file"  # the labels file the user named, written after every move
+LABELS_PROBLEM = "labels.problem"
+LABEL_QUEUE = "labels.queue"  # (what it was ordered for, [example ids]): the dataset's queue, least sure first
+LABEL_AT = "labels.at"  # {dataset key: the id of the example shown}
+OWN_CALIBRATION = "labels.calibration"  # the Refit this session calibrated on (or loaded), in force on every page
+OWN_CALIBRATION_PROBLEM = "labels.calibration_problem"
+RATES_BY = "rates_by"  # bound to the URL: the field the error rates are grouped by
+
 # Claim view
 CLAIMS_MATRIX = "claims.matrix"
 CLAIMS_MATRIX_OPEN = "claims.matrix_open"  # the expander the matrix is built in when opened

@@ -107,3 +107,16 @@ def test_ray_options_without_the_ray_engine_are_a_usage_error(tmp_path, capsys, 
     code, err = run(capsys, "score", str(data), "--out", str(tmp_path / "out.jsonl"), "--workers", "2")
     assert code == 2
     assert "--workers: only with --engine ray" in err
+
+
+def test_rates_on_ray_writes_the_local_report(tmp_path, capsys):
+    """`explorer rates --engine ray`: the same scores, so the same rates, bytes and all (the
+    verdict detector's shipped sample results serve both engines through the cache)."""
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(sample_lines()[:30]), encoding="utf-8")
+    options = ["--by", "topic", "--bootstrap", "50", "--quiet"]
+    assert run(capsys, "rates", str(data), *options, "--out", str(tmp_path / "local"))[0] == 0
+    one_worker = ["--engine", "ray", "--workers", "1"]
+    assert run(capsys, "rates", str(data), *options, "--out", str(tmp_path / "ray"), *one_worker)[0] == 0
+    for suffix in (".json", ".md", ".html"):
+        assert (tmp_path / f"ray{suffix}").read_bytes() == (tmp_path / f"local{suffix}").read_bytes()
