@@ -3,6 +3,7 @@
     python bench/speed.py                                  # every registered detector, 20 examples
     python bench/speed.py --detectors rouge,semantic --examples 50
     python bench/speed.py --detectors stacked --record      # also into the speed record the cards read
+    python bench/speed.py --detectors stacked --data written-second.jsonl --min-words 300   # long answers
 
 Each detector runs in its own child process, so that its load time and peak RSS are its own.
 Results are never taken from the cache: every example is scored. The device is whatever the
@@ -39,14 +40,23 @@ from explorer.docs.records import SPEED_RECORD  # noqa: E402
 from explorer.files import write_text  # noqa: E402
 
 
-def measure(detector_name: str, count: int, queue) -> None:
+def examples_of(data: Path | None, min_words: int, count: int):
+    """The first `count` examples of `data` (default: the samples) whose response has at least
+    `min_words` words."""
+    from explorer.data.jsonl import parse_jsonl
+
+    found = parse_jsonl(data).examples if data else load_samples()
+    return [e for e in found if len(e.response.split()) >= min_words][:count]
+
+
+def measure(detector_name: str, examples, queue) -> None:
     import torch
 
     started = time.perf_counter()
     detector = detectors.create(detector_name)
     loaded = time.perf_counter() - started
     seconds, cpu_seconds, refused = [], [], 0
-    for example in load_samples()[:count]:
+    for example in examples:
         started, cpu_started = time.perf_counter(), time.process_time()
         try:
             detector.score(example)
@@ -71,7 +81,9 @@ def measure(detector_name: str, count: int, queue) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--detectors", default=",".join(detectors.names()))
-    parser.add_argument("--examples", type=int, default=20, help="the first N sample examples (default 20)")
+    parser.add_argument("--examples", type=int, default=20, help="the first N examples (default 20)")
+    parser.add_argument("--data", type=Path, help="JSON Lines examples to time (default: the sample data)")
+    parser.add_argument("--min-words", type=int, default=0, help="only responses of at least this many words")
     parser.add_argument(
         "--record",
         type=Path,
@@ -80,6 +92,11 @@ def main(argv=None) -> int:
         help=f"write the figures into this JSON record (default {SPEED_RECORD.relative_to(SPEED_RECORD.parents[3])})",
     )
     args = parser.parse_args(argv)
+    if args.record and (args.data or args.min_words):
+        parser.error("--record keeps the sample data's figures: leave out --data and --min-words")
+    examples = examples_of(args.data, args.min_words, args.examples)
+    words = statistics.median(len(e.response.split()) for e in examples) if examples else 0
+    print(f"{len(examples)} examples, median {words:.0f} words")
     measured = {}
     detector_names = [m.strip() for m in args.detectors.split(",") if m.strip()]
     print(f"cpus: {os.cpu_count()}  load average before: {os.getloadavg()[0]:.2f}")
@@ -88,7 +105,7 @@ def main(argv=None) -> int:
     context = mp.get_context("spawn")
     for detector_name in detector_names:
         queue = context.Queue()
-        child = context.Process(target=measure, args=(detector_name, args.examples, queue))
+        child = context.Process(target=measure, args=(detector_name, examples, queue))
         child.start()
         figures = queue.get()
         child.join()

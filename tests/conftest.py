@@ -104,6 +104,19 @@ def written_file(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def written_second_file(tmp_path_factory) -> Path:
+    """Today's build of the team's second-recipe corpus
+    (`python -m explorer.data.written training_data/written/second/*.jsonl --out`); skipped without the shared data."""
+    from explorer.data import written
+    from explorer.data.jsonl import write_jsonl
+
+    path = tmp_path_factory.mktemp("written") / "written-second.jsonl"
+    files = written.corpus_files(written.SECOND_DIR)
+    write_jsonl(written.check(files, _perspectrum_folder()).examples, path)
+    return path
+
+
+@pytest.fixture(scope="session")
 def answers_file(tmp_path_factory) -> Path:
     """Today's build of the assistant-style answers that invent arguments only
     (`python -m explorer.data.perspectrum_answers --invented arguments --out`); skipped without the shared data."""

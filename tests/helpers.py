@@ -3,6 +3,7 @@
 import json
 import shlex
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -39,17 +40,18 @@ def jsonl(*records) -> str:
 
 
 def recorded_train_set(
-    record: dict, perspectrum_file: Path, written_file: Path | None = None, add_options=None
+    record: dict, perspectrum_file: Path, built: Sequence[Path] = (), add_options=None
 ) -> list[Example]:
     """The training set a foreign-trained model's record says it was trained on: its recorded
     command's options (`add_options`: the command's own, as `foreign_training` takes them), read
-    with today's Perspectrum build (and team-written corpus build) in place of the recorded paths."""
+    with today's Perspectrum build and, for each recorded path, today's build of the same name
+    among `built` (the team-written corpora)."""
     from explorer.training.data import foreign_training
 
     options = shlex.split(record["command"])[3:]  # after "python -m <module>"
     options[options.index("--data") + 1] = str(perspectrum_file)
-    if "--organic" in options:
-        options[options.index("--organic") + 1] = str(written_file)
+    by_name = {path.name: str(path) for path in built}
+    options = [by_name.get(Path(option).name, option) if option.endswith(".jsonl") else option for option in options]
     if "--dev" in options:  # the dev file does not change what is trained on
         del options[options.index("--dev") : options.index("--dev") + 2]
     return foreign_training("", perspectrum_file.parent, options, add_options).train_set

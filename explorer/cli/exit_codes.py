@@ -32,11 +32,13 @@ DATA_MODULES = (
     "explorer.data.perspectrum_answers",
     "explorer.data.written",
     "explorer.training.written_synthetic",
+    "explorer.training.judge_data",
 )
 TRAINING_MODULES = (
     "explorer.cli.stacked",
     "explorer.training.classifier",
     "explorer.training.generator",
+    "explorer.training.judge",
     "explorer.training.matcher",
     "explorer.training.tagger",
     "explorer.training.tuned_alignment_classifier",
@@ -68,7 +70,7 @@ EXIT_CODES = (
         "some input lines (or corpus records) were invalid, or some examples could not be scored, checked or "
         "answered: each is named on stderr, and everything else was still processed and written",
         ("validate", "score", "eval", "synth", "generate", "claims", "calibrate", "rates"),
-        ("explorer.data.written", "explorer.training.written_synthetic"),
+        ("explorer.data.written", "explorer.training.written_synthetic", "explorer.training.judge_data"),
     ),
     ExitCode(
         EXIT_USAGE,

@@ -27,6 +27,7 @@ from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import Detector, DetectorResult
 from explorer.detectors.stacked import create_components
+from explorer.scoring.cache import ResultCache
 from explorer.scoring.runner import all_results
 from explorer.training import ScoreExamples
 from explorer.training import stacked as training
@@ -59,6 +60,12 @@ def feature_options(parser) -> None:
     parser.add_argument(
         "--with-data-dev", action="store_true", help="the dev split of --data is one more dev set to hold on"
     )
+    parser.add_argument(
+        "--cache",
+        action="store_true",
+        help="read and write the components' results through the result cache, so a rerun after one component "
+        "changed scores only that one",
+    )
     for error_type in ERROR_TYPES:
         parser.add_argument(
             f"--{error_type}-features",
@@ -82,7 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(given: ForeignTraining) -> int:
-    components, score = create_components(), scored_once(functools.partial(all_results, cache=None))
+    cache = ResultCache() if given.options.cache else None
+    components, score = create_components(), scored_once(functools.partial(all_results, cache=cache))
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     dev_sets = {"dev": given.dev_set}
     for path in given.options.also_dev:

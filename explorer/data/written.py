@@ -38,9 +38,9 @@ against the words that state it learns from:
 Every argument is then stated, distorted or dropped whole (one only; a part dropped is stated in
 the rest); a `distortion` answer states every argument, one with its meaning turned (a
 hallucination and a coverage error at once: its words are invented, its argument is not given).
-The built example keeps them as `argument_spans` (per perspective, per argument, the spans that
-state it, as `../shared/data/npov_foreign/dev_v3.jsonl` writes them), `distortions` and
-`inventions`.
+The built example keeps them as `argument_spans` (per perspective, per argument, the list of
+spans that state it; the foreign dev sets give one span per argument, which `argument_statements`
+reads too), `distortions` and `inventions`.
 """
 
 from __future__ import annotations
@@ -393,6 +393,20 @@ def summary(examples: Iterable[Example]) -> str:
         + "; hands: "
         + ", ".join(f"{h} {n}" for h, n in sorted(hands.items()))
     )
+
+
+def argument_statements(example: Example) -> dict[tuple[int, int], list[tuple[int, int]]]:
+    """Where the response states each argument, from the example's `argument_spans` (a list of
+    spans per argument here, one span per argument in the foreign dev sets); arguments it does not
+    state are absent."""
+    found = {}
+    for p, per_argument in enumerate(example.extra.get("argument_spans") or []):
+        for a, spans in enumerate(per_argument):
+            if spans and isinstance(spans[0], int):
+                spans = [spans]
+            if spans:
+                found[(p, a)] = sorted(tuple(span) for span in spans)
+    return found
 
 
 def hand_inputs(claims: Sequence[PerspectrumClaim], used: set[int], seed: int) -> list[dict]:

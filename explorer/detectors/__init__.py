@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer import console
-from explorer.data.labels import PAIR_TASK, SPAN_TASK
+from explorer.data.labels import JUDGE_TASK, PAIR_TASK, SPAN_TASK
 from explorer.detectors import details
 from explorer.detectors.base import (
     ArgumentWordScore,
@@ -307,6 +307,25 @@ _SPECS = (
         "hallucination signal.",
     ),
     DetectorSpec(
+        "meaning",
+        "Meaning check (judge)",
+        "explorer.detectors.meaning:MeaningDetector",
+        response_word_meaning="P(the word's piece misstates an argument) x how much the word turns its meaning",
+        argument_word_meaning="1 - P(some piece of the response states the argument with its meaning)",
+        cost=FAST,
+        weights=Weights("meaning", tasks=(JUDGE_TASK,)),
+        trainer="explorer.training.judge:JudgeTrainer",
+        details=(details.FINDINGS,),
+        origin="not in the paper: RefChecker's entailment / contradiction / neutral, judged per argument against the "
+        "pieces of the answer that may state it, by a cross-encoder trained on the team's own misstatements",
+        summary="Each argument judged against the pieces of the response that may state it (the tuned matcher's "
+        "closest four) by a judge, all-MiniLM-L6-v2 with LoRA adapters and a three-way head trained on the "
+        "team-written corpus, Perspectrum's clusters and rule-built misstatements (python -m "
+        "explorer.training.judge): the piece states it, misstates it (negated, an opposite word, a flipped "
+        "comparison, swapped roles) or leaves it out. Hallucination: the most misstated argument; coverage: the "
+        "argument least stated.",
+    ),
+    DetectorSpec(
         "alignment_classifier_tuned",
         "Alignment classifier (tuned matcher)",
         "explorer.detectors.alignment_classifier_tuned:AlignmentClassifierTunedDetector",
@@ -361,16 +380,18 @@ _SPECS = (
         "explorer.detectors.stacked:StackedDetector",
         origin="not in the paper: stacking, a logistic regression over the other detectors' example scores",
         response_word_meaning="not learned: the token tagger's P(the word states something no argument gives), "
-        "raised to the voice check's margin where the word's claim is voiced by the wrong side",
+        "raised to the voice check's margin where the word's claim is voiced by the wrong side, and to the polarity "
+        "and meaning checks' scores where the word turns a given argument's meaning",
         argument_word_meaning="not learned: the token tagger's P(the word belongs to what the response leaves out)",
         cost=FAST,
         weights=Weights("stacked"),
         trainer="explorer.training.stacked:StackedTrainer",
-        details=(details.ALIGNMENT, details.LEFT_OUT, details.EVIDENCE),
+        details=(details.ALIGNMENT, details.FINDINGS, details.LEFT_OUT, details.EVIDENCE),
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
-        "alignment classifier's, the token tagger's, its coverage build's, the matching check's, the voice check's "
-        "and the qualifier check's example scores, fitted on the half of Perspectrum train and of the team-written "
-        "corpus the taggers never saw, C and features chosen on the foreign NPOV dev set "
+        "alignment classifier's, the token tagger's, its coverage build's, the matching check's, the voice check's, "
+        "the qualifier check's, the polarity check's and the meaning check's example scores, fitted on the half of "
+        "Perspectrum train and of the team-written corpora (both recipes) the taggers never saw, C and features "
+        "chosen on the worst slice of both foreign NPOV dev sets and Perspectrum dev "
         "(python -m explorer.cli.stacked). The verdict's detector.",
     ),
 )

@@ -42,3 +42,8 @@ EVIDENCE: Detail[Mapping[str, Any]] = Detail(
     "evidence", "per error type, what each feature added to the stacked head's log-odds (`stacked.evidence`)"
 )
 LEFT_OUT: Detail[Mapping[str, str]] = Detail("left_out", "the optional components that could not read it, and why")
+FINDINGS: Detail[list] = Detail(
+    "findings",
+    "per argument, what the meaning check found: states / misstates / absent, its piece of the response, "
+    "P(stated), P(misstated), the judge's three probabilities and, for a misstatement, the turning words",
+)

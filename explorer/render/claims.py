@@ -154,16 +154,44 @@ def _notes(example: Example, assessment: Assessment, claim: int) -> list[str]:
     return notes
 
 
+def misstating_claims(assessment: Assessment, misstated: Sequence[Mapping]) -> dict[int, list[Mapping]]:
+    """The checked claims a misstatement's piece overlaps (`explorer.render.findings.misstatements`),
+    each with those findings: a claim can sit close to an argument, so supported here, and state
+    it with its meaning turned."""
+    found: dict[int, list[Mapping]] = {}
+    for claim in assessment.alignment.claims:
+        if assessment.framing[claim.index]:
+            continue
+        for finding in misstated:
+            start, end = finding["piece"]
+            if start < claim.end and claim.start < end:
+                found.setdefault(claim.index, []).append(finding)
+    return found
+
+
+def _misstatement_notes(example: Example, findings: Sequence[Mapping]) -> list[str]:
+    return [
+        f"the meaning check reads it as <b>misstating {html.escape(argument_label(example, *f['argument']))}</b> "
+        f"(P(misstated) {f['misstated']:.2f}): close to that argument, with its meaning turned"
+        for f in findings
+    ]
+
+
 def claim_cards_html(
-    example: Example, assessment: Assessment, detector_scores: Mapping[str, Sequence[float | None]] | None = None
+    example: Example,
+    assessment: Assessment,
+    detector_scores: Mapping[str, Sequence[float | None]] | None = None,
+    misstated: Sequence[Mapping] = (),
 ) -> str:
     """One card per claim: verdict, evidence in the best-supporting argument(s), notes, agreement.
 
     `detector_scores` maps another detector's title to its claim-level error scores (mean word
     score per claim, `claims.mean_word_scores`); a detector agrees with an unsupported verdict
-    when its score reaches `AGREEMENT_CUT`, with a supported one when it stays below.
+    when its score reaches `AGREEMENT_CUT`, with a supported one when it stays below. `misstated`
+    are the meaning check's misstatements (`misstating_claims`), noted on the claims they overlap.
     """
     alignment, settings = assessment.alignment, assessment.settings
+    turned = misstating_claims(assessment, misstated)
     verdicts, support = assessment.verdicts(), assessment.support
     cards = []
     for claim, verdict in zip(alignment.claims, verdicts):
@@ -200,7 +228,7 @@ def claim_cards_html(
             )
         notes = "".join(
             f'<div style="margin:0.2em 0 0 1em;font-size:0.88em;color:#6b21a8">\u2192 {note}</div>'
-            for note in _notes(example, assessment, c)
+            for note in _notes(example, assessment, c) + _misstatement_notes(example, turned.get(c, []))
         )
         agreement = _agreement_html(verdict, c, detector_scores or {})
         cards.append(
@@ -287,9 +315,11 @@ def flags_html(example: Example, assessment: Assessment) -> str:
     return f'<ul style="margin:0;padding-left:1.2em">{items}</ul>'
 
 
-def claim_verdict_html(assessment: Assessment) -> str:
+def claim_verdict_html(assessment: Assessment, misstated: Sequence[Mapping] = ()) -> str:
     """One verdict for the response's claims (supported only when every checked claim is:
-    RefChecker's strict rule), with the soft and major rules' figures as details."""
+    RefChecker's strict rule), with the soft and major rules' figures as details; claims the
+    meaning check reads as misstating an argument (`misstated`) are counted beside it, so "all
+    supported" never stands alone over a turned argument."""
     verdicts = [v for v in assessment.verdicts() if v != FRAMING]
     unsupported = verdicts.count(UNSUPPORTED)
     soft, major = assessment.aggregate("soft"), assessment.aggregate("major")
@@ -308,9 +338,19 @@ def claim_verdict_html(assessment: Assessment) -> str:
         f"supported at \u2265 {assessment.settings.match:.2f}{left_out}. RefChecker's aggregation: strict "
         f"{assessment.aggregate('strict')} \u00b7 soft {soft['supported']:.0%} supported \u00b7 major {major}"
     )
+    turned = len(misstating_claims(assessment, misstated))
+    if turned:
+        red, pink, _ = VERDICT_STYLES[UNSUPPORTED]
+        headline_pill = (
+            _pill(headline, color, background)
+            + " "
+            + _pill(f"{turned} misstate{'s' if turned == 1 else ''} an argument (meaning check)", red, pink)
+        )
+    else:
+        headline_pill = _pill(headline, color, background)
     return (
         f'<div data-claim-verdict="{"unsupported" if unsupported else "supported"}">'
-        f"{_pill(headline, color, background)} "
+        f"{headline_pill} "
         f'<span style="opacity:0.7;font-size:0.85em">{html.escape(details)}</span></div>'
     )
 

@@ -36,6 +36,7 @@ from explorer.evaluation.report import detector_title
 from explorer.render import claims, highlights
 from explorer.render.accounts import accounts_html
 from explorer.render.evidence import EXPLANATION, verdict_evidence_html
+from explorer.render.findings import misstatements_among, misstatements_html
 from explorer.render.verdict import highlight_marks, scores_html, verdict_html
 from explorer.text.claims import mean_word_scores
 
@@ -192,14 +193,14 @@ def _claims_section(example: Example, results: Mapping[str, DetectorResult], dif
     return [
         "<h2>Claims</h2>",
         differ,
-        claims.claim_verdict_html(assessment),
+        claims.claim_verdict_html(assessment, misstatements_among(results)),
         '<div class="columns"><div><h3>Response by claim</h3>',
         claims.response_claims_html(example, assessment),
         "</div><div><h3>Flags</h3>",
         claims.flags_html(example, assessment),
         "</div></div>",
         "<h3>Claim by claim</h3>",
-        claims.claim_cards_html(example, assessment, agreement),
+        claims.claim_cards_html(example, assessment, agreement, misstatements_among(results)),
     ]
 
 
@@ -235,6 +236,7 @@ def example_fragment(
     read = account(example, found, judge, assessment) if found is not None and assessment is not None else None
     if found is not None:
         parts += ["<h2>Verdict</h2>", verdict_html(example, found, titles[judge.detector], accounts=read)]
+        parts.append(misstatements_html(example, judge))
         if (evidence := EVIDENCE.of(judge)) is not None:
             parts += [
                 "<h3>What the verdict rests on</h3>",

@@ -52,6 +52,7 @@ from explorer.data.example import Example, Labels, Perspective, UncoveredArgumen
 from explorer.data.jsonl import parse_jsonl, write_jsonl
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.synthetic import ArgumentRef, insert_argument, remove_argument
+from explorer.data.written import argument_statements
 from explorer.detectors.matching import MatchingDetector
 from explorer.detectors.ops.alignment import pair
 from explorer.text.claims import Span
@@ -62,12 +63,7 @@ PAIRED, EXTRA, MARGIN = 0.45, 0.55, 0.1
 def statements(detector: MatchingDetector, example: Example) -> dict[ArgumentRef, list[Span]]:
     """Where the answer states each argument (module docstring, 1); arguments found nowhere are absent."""
     if "argument_spans" in example.extra:
-        return {
-            (p, a): sorted(tuple(s) for s in spans)
-            for p, per_argument in enumerate(example.extra["argument_spans"])
-            for a, spans in enumerate(per_argument)
-            if spans
-        }
+        return argument_statements(example)
     pieces, arguments, similarity = detector.similarities(example)
     found: dict[ArgumentRef, list[Span]] = {key: [] for key in arguments}
     paired = set()
@@ -170,7 +166,9 @@ def build(written: Sequence[Example], claims: Sequence[PerspectrumClaim], detect
     """The paraphrased answers and the synthetic errors of `written` (module docstring, 2-3)."""
     claim_of = {claim.text: claim for claim in claims}
     sources = [e for e in written if not e.labels.coverage_error and not e.labels.ambiguous]
-    detector.prepare(sources)  # one batched encoding of every piece and argument
+    # One batched encoding of every piece and argument the matching check pairs: the second
+    # recipe's answers say where they state each argument, and need no model.
+    detector.prepare([e for e in sources if "argument_spans" not in e.extra])
     made: list[Example] = []
     for example in sources:
         claim = claim_of[example.topic]
@@ -201,7 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m explorer.training.written_synthetic", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("--data", type=Path, required=True, help="the built written corpus (explorer.data.written)")
+    parser.add_argument(
+        "--data", type=Path, nargs="+", required=True, help="built written corpora (explorer.data.written --out)"
+    )
     parser.add_argument("--out", type=Path, required=True, help="output JSON Lines (third-party text: a cache)")
     parser.add_argument("--perspectrum", type=Path, help="the Perspectrum folder (default: ../shared/data/perspectrum)")
     declare(parser, Files(inputs=("data", "perspectrum"), output="out", third_party=True))
@@ -215,13 +215,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = parse_jsonl(args.data)
-    for error in loaded.errors:
-        print(f"{args.data}: {error}", file=sys.stderr)
-    made = build(loaded.examples, load_claims(["train"], args.perspectrum), MatchingDetector())
+    examples, errors = [], 0
+    for path in args.data:
+        loaded = parse_jsonl(path)
+        for error in loaded.errors:
+            print(f"{path}: {error}", file=sys.stderr)
+        errors += len(loaded.errors)
+        examples += loaded.examples
+    made = build(examples, load_claims(["train"], args.perspectrum), MatchingDetector())
     write_jsonl(made, args.out)
     print(f"wrote {len(made)} examples to {args.out}")
-    return 1 if loaded.errors else 0
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from explorer.evaluation.accounts import Account
 from explorer.evaluation.claim_level import aligned_by, claim_view_assessment, claim_view_choice
 from explorer.render import claim_figures, claims
 from explorer.render.accounts import accounts_html
+from explorer.render.findings import misstatements_among
 from explorer.scoring.runner import score_example
 from explorer.text.claims import mean_word_scores
 from explorer.ui import state
@@ -74,7 +75,8 @@ def show_claim_view(
     )
     if read and (differ := accounts_html(example, read, detectors.spec(detectors.VERDICT_DETECTOR).title)):
         st.html(differ)
-    st.html(claims.claim_verdict_html(assessment))
+    misstated = misstatements_among(results)
+    st.html(claims.claim_verdict_html(assessment, misstated))
     # Right under the claim verdict, full width, and built only when opened: the matrix is the only
     # plotly figure Inspect draws with the default detectors, and plotly's 4.7 MB script (fetched and
     # run by each new browser session) held back the verdict at the top of the page by a second or
@@ -100,4 +102,4 @@ def show_claim_view(
     cards = st.expander("Claim by claim: evidence and agreement", key=state.CLAIMS_CARDS, on_change="rerun")
     if cards.open:  # built only when opened
         with cards:
-            st.html(claims.claim_cards_html(example, assessment, others))
+            st.html(claims.claim_cards_html(example, assessment, others, misstated))

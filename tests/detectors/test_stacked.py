@@ -192,12 +192,14 @@ def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
 
 
 @pytest.mark.parametrize("error_type", ERROR_TYPES)
-def test_shipped_head_was_trained_on_todays_perspectrum_build(error_type, perspectrum_file, written_file):
+def test_shipped_head_was_trained_on_todays_perspectrum_build(
+    error_type, perspectrum_file, written_file, written_second_file
+):
     """The record's data hash is that of the set its recorded command assembles from
-    `explorer build-data` (seed 0) and the team-written corpus: the head's half of their claims,
-    the examples of the error type's slices."""
+    `explorer build-data` (seed 0) and the team-written corpora of both recipes: the head's half of
+    their claims, the examples of the error type's slices."""
     record = json.loads((SHIPPED / error_type / TRAINING_FILE).read_text(encoding="utf-8"))
-    recorded = recorded_train_set(record, perspectrum_file, written_file, feature_options)
+    recorded = recorded_train_set(record, perspectrum_file, (written_file, written_second_file), feature_options)
     train_set = training.slice_examples(recorded, error_type)
     assert record["train_data_sha256"] == training_data.data_digest(train_set, error_type)
 

@@ -1,0 +1,205 @@
+"""Meaning check: each argument judged, by meaning, against the pieces of the answer that may state it.
+
+Similarity cannot tell "this system increases voter engagement" from "this system decreases
+voter engagement": both are close to the argument "Increasing voter engagement", and every
+detector built on closeness calls both supported. Here a judge reads each argument beside a
+piece of the answer and says whether the piece *states* it, *misstates* it (its meaning turned)
+or leaves it *absent* (`explorer.detectors.ops.judge`). Not in the paper; RefChecker's three
+verdicts, per argument.
+
+1. The pieces are the answer's `explorer.text.claims.candidate_spans` (its clauses cut at
+   commas, semicolons and colons, and its sentences); each argument is shown its `SHORTLIST`
+   closest pieces by the tuned matcher.
+2. An argument is stated to the degree its best piece states it:
+   `stated(a) = max_c P(states | a, c)`; its coverage error is `1 - stated(a)`.
+3. A piece misstates an argument when the judge says so and the piece does not faithfully state
+   another argument (an answer that gives both "X raises costs" and "X does not raise costs",
+   each a given argument, misstates neither):
+   `misstated(a) = (1 - stated(a)) · max_c P(misstates | a, c) · (1 - max_{b != a} P(states | b, c))`.
+4. Each argument's finding is the largest of stated, misstated and absent (`1 - stated -
+   misstated`), with its piece; a misstatement's turning words come from the judge by occlusion.
+
+Scores: hallucination is the most misstated argument's `misstated`, coverage per perspective its
+worst argument's coverage error. A response word inside a misstating piece scores `misstated`
+times its turning score; an argument word its argument's coverage error. `details.FINDINGS` keeps
+every argument's finding for Inspect and the claim view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from explorer.data.example import Example
+from explorer.detectors import details
+from explorer.detectors.base import (
+    ArgumentWordScore,
+    Detector,
+    DetectorError,
+    DetectorResult,
+    Progress,
+    ResponseWordScore,
+)
+from explorer.detectors.ops.alignment import TooLongError, argument_units, fitted, texts_of_units
+from explorer.detectors.ops.judge import MISSTATES, STATES, TASK, Judge, PairTooLongError, judge_identity
+from explorer.detectors.ops.recent import RecentResults
+from explorer.detectors.semantic_tuned import tuned_encoder
+from explorer.models.encoder import SentenceEncoder, default_model_path, encoder_identity
+from explorer.models.trained import TrainedNotFoundError
+from explorer.text.claims import Span, candidate_spans
+from explorer.text.words import DEFAULT_SEGMENTER
+
+SHORTLIST = 4  # pieces the judge reads per argument
+TURNING = 0.3  # a misstatement at least this likely gets its turning words
+
+
+def _findings(example: Example, pieces: Sequence[Span], shortlist: dict, probabilities: dict) -> list[dict]:
+    """Every argument's finding (module docstring, 2-4), without turning words."""
+    states_of_piece: dict[tuple[int, tuple[int, int]], float] = {
+        (c, key): probabilities[(key, c)][STATES] for key, columns in shortlist.items() for c in columns
+    }
+    found = []
+    for p, a, _ in example.arguments():
+        key = (p, a)
+        columns = shortlist[key]
+        if not columns:
+            found.append({"argument": [p, a], "finding": "absent", "stated": 0.0, "misstated": 0.0, "piece": None})
+            continue
+        stated_by = max(columns, key=lambda c: probabilities[(key, c)][STATES])
+        stated = float(probabilities[(key, stated_by)][STATES])
+
+        def misstating(c: int, key: tuple[int, int] = key) -> float:
+            others = [v for (column, other), v in states_of_piece.items() if column == c and other != key]
+            return float(probabilities[(key, c)][MISSTATES]) * (1 - max(others, default=0.0))
+
+        misstated_by = max(columns, key=misstating)
+        misstated = (1 - stated) * misstating(misstated_by)
+        scores = {"states": stated, "misstates": misstated, "absent": max(0.0, 1 - stated - misstated)}
+        finding = max(scores, key=scores.get)
+        piece = {"states": stated_by, "misstates": misstated_by, "absent": stated_by}[finding]
+        found.append(
+            {
+                "argument": [p, a],
+                "finding": finding,
+                "stated": round(stated, 6),
+                "misstated": round(misstated, 6),
+                "piece": list(pieces[piece]),
+                "probabilities": [round(float(v), 6) for v in probabilities[(key, piece)]],
+            }
+        )
+    return found
+
+
+class MeaningDetector(Detector):
+    name = "meaning"
+    title = "Meaning check (judge)"
+    version = "1"
+    remembered = 256
+
+    def __init__(
+        self,
+        *,
+        encoder: SentenceEncoder | None = None,
+        judge: Judge | None = None,
+        adapter_dir: str | Path | None = None,
+    ):
+        from explorer.detectors import weights
+
+        self.encoder = encoder or tuned_encoder(adapter_dir)
+        if judge is None:
+            try:
+                judge = Judge(weights(self.name).find(encoder_identity(default_model_path()), TASK))
+            except TrainedNotFoundError as error:
+                raise DetectorError(str(error)) from error
+        self.judge = judge
+        self._recent = RecentResults(self.remembered)
+
+    def model_identity(self) -> str:
+        return f"{judge_identity(self.judge)}; matcher {self.encoder.identity()}"
+
+    def prepare(self, examples: Sequence[Example]) -> None:
+        texts: list[str] = []
+        for example in examples:
+            try:
+                pieces, units = self._units(example)
+            except DetectorError:
+                continue  # refused again, with its reason, when scored
+            texts += [example.response[s:e] for s, e in pieces] + texts_of_units(example, units)
+        self.encoder.encode(texts)
+
+    def _units(self, example: Example):
+        try:
+            pieces = fitted(self.encoder, example.response, candidate_spans(example.response))
+            units = [u for u in argument_units(example, self.encoder) if u.is_sentence]
+        except TooLongError as error:
+            raise DetectorError(str(error)) from error
+        return pieces, units
+
+    def shortlist(self, example: Example, pieces: Sequence[Span], units) -> dict[tuple[int, int], list[int]]:
+        """Per argument, the indices of the `SHORTLIST` pieces the tuned matcher finds closest."""
+        arguments = [(p, a) for p, a, _ in example.arguments()]
+        if not pieces or not units:
+            return {key: [] for key in arguments}
+        similarity = np.full((len(arguments), len(pieces)), -1.0)
+        row_of = {key: r for r, key in enumerate(arguments)}
+        unit_vectors = self.encoder.encode(texts_of_units(example, units))
+        piece_vectors = self.encoder.encode([example.response[s:e] for s, e in pieces])
+        for unit, row in zip(units, unit_vectors @ piece_vectors.T):
+            r = row_of[(unit.perspective, unit.argument)]
+            similarity[r] = np.maximum(similarity[r], row)
+        return {key: [int(c) for c in np.argsort(-similarity[r])[:SHORTLIST]] for key, r in row_of.items()}
+
+    def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
+        return self._recent.get(example, self._score)
+
+    def _score(self, example: Example) -> DetectorResult:
+        pieces, units = self._units(example)
+        shortlist = self.shortlist(example, pieces, units)
+        texts = {(p, a): text for p, a, text in example.arguments()}
+        asked = [(key, c) for key, columns in shortlist.items() for c in columns]
+        try:
+            found = self.judge.probabilities([(texts[key], example.response[slice(*pieces[c])]) for key, c in asked])
+        except PairTooLongError as error:
+            raise DetectorError(str(error)) from error
+        findings = _findings(example, pieces, shortlist, dict(zip(asked, found)))
+        response_words: dict[tuple[int, int], float] = {}
+        for finding in findings:
+            if finding["finding"] != "misstates" or finding["misstated"] < TURNING:
+                continue
+            p, a = finding["argument"]
+            start, end = finding["piece"]
+            in_argument, in_piece = self.judge.turning_words(texts[(p, a)], example.response[start:end])
+            finding["turning"] = {
+                "response": [[start + s, start + e, round(v, 6)] for s, e, v in in_piece if v > 0],
+                "argument": [[s, e, round(v, 6)] for s, e, v in in_argument if v > 0],
+            }
+            for s, e, v in in_piece:
+                word = (start + s, start + e)
+                response_words[word] = max(response_words.get(word, 0.0), finding["misstated"] * v)
+        return self._result(example, findings, response_words)
+
+    def _result(self, example: Example, findings: list[dict], response_words: dict) -> DetectorResult:
+        errors = {tuple(f["argument"]): 1 - f["stated"] for f in findings}
+        per_perspective = {
+            perspective.name: max((errors[(p, a)] for a in range(len(perspective.arguments))), default=0.0)
+            for p, perspective in enumerate(example.perspectives)
+        }
+        return DetectorResult(
+            detector=self.name,
+            hallucination=max((f["misstated"] for f in findings), default=0.0),
+            coverage=max(per_perspective.values(), default=0.0),
+            per_perspective=per_perspective,
+            response_words=tuple(
+                ResponseWordScore(w.start, w.end, response_words.get((w.start, w.end), 0.0))
+                for w in DEFAULT_SEGMENTER.content_words(example.response)
+            ),
+            argument_words=tuple(
+                ArgumentWordScore(p, a, w.start, w.end, errors[(p, a)])
+                for p, a, text in example.arguments()
+                for w in DEFAULT_SEGMENTER.content_words(text)
+            ),
+            info=self.info(),
+            details={details.FINDINGS.key: findings},
+        )

@@ -1,0 +1,84 @@
+"""HTML for the meaning check's findings, free of Streamlit: a misstated argument beside the words
+that misstate it, the turning words marked on both sides.
+
+Inspect and the exported report show the same card: "Misstates con argument 2", the argument as
+given and the statement as the response puts it, each word that turns the meaning underlined and
+shaded by how much it turns it (`explorer.detectors.ops.judge.Judge.turning_words`). Every piece
+of user text goes through `html.escape`; styles are inline.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+from explorer.data.example import Example
+from explorer.detectors import VERDICT_DETECTOR, details
+from explorer.detectors.base import DetectorResult
+
+MISSTATES = "misstates"
+_MARK = "background:rgba(239,68,68,{alpha:.2f});text-decoration:underline;text-decoration-color:#991b1b"
+
+
+def misstatements(result: DetectorResult | None) -> list[Mapping]:
+    """The result's misstated arguments, most likely first (a meaning check's result, or one that
+    keeps its findings, such as the stacked detector's)."""
+    found = (details.FINDINGS.of(result) if result is not None else None) or []
+    return sorted((f for f in found if f["finding"] == MISSTATES), key=lambda f: -f["misstated"])
+
+
+def misstatements_among(results: Mapping[str, DetectorResult]) -> list[Mapping]:
+    """The misstatements of the first of `results` that keeps findings, the verdict's detector
+    first: what the claim view notes beside its own reading."""
+    ordered = sorted(results.items(), key=lambda item: item[0] != VERDICT_DETECTOR)
+    for _, result in ordered:
+        if details.FINDINGS.of(result) is not None:
+            return misstatements(result)
+    return []
+
+
+def argument_name(example: Example, key: Sequence[int]) -> str:
+    """ "con argument 2": the perspective's name and the argument's place in it, counted from 1."""
+    p, a = key
+    return f"{example.perspectives[p].name} argument {a + 1}"
+
+
+def marked(text: str, words: Sequence[Sequence[float]], offset: int = 0) -> str:
+    """`text` escaped, each `(start, end, score)` of `words` (offsets into the text `text` starts at
+    `offset` of) marked with a shade of its score."""
+    out, cursor = [], 0
+    for start, end, score in sorted((s - offset, e - offset, v) for s, e, v in words):
+        if start < cursor or end > len(text) or start < 0:
+            continue
+        out.append(html.escape(text[cursor:start]))
+        style = _MARK.format(alpha=0.15 + 0.45 * max(0.0, min(1.0, score)))
+        out.append(f'<span style="{style}">{html.escape(text[start:end])}</span>')
+        cursor = end
+    out.append(html.escape(text[cursor:]))
+    return "".join(out)
+
+
+def misstatement_card(example: Example, finding: Mapping) -> str:
+    """One misstated argument: its name and P(misstated), then the argument as given and the
+    response's statement side by side, the turning words marked."""
+    p, a = finding["argument"]
+    argument = example.perspectives[p].arguments[a]
+    start, end = finding["piece"]
+    turning = finding.get("turning") or {}
+    name = html.escape(argument_name(example, finding["argument"]))
+    cell = "flex:1;min-width:14em;padding:0.4em 0.6em;border-radius:0.4em;background:rgba(156,163,175,0.12)"
+    return (
+        f'<div data-finding="misstates" style="margin:0.4em 0;padding:0.5em 0.7em;border-left:3px solid #991b1b">'
+        f"<div><b>Misstates {name}</b> · P(misstated) {finding['misstated']:.2f}</div>"
+        f'<div style="display:flex;gap:0.6em;flex-wrap:wrap;margin-top:0.3em">'
+        f'<div style="{cell}"><div style="font-size:0.8em;color:#6b7280">The argument</div>'
+        f"{marked(argument, turning.get('argument', []))}</div>"
+        f'<div style="{cell}"><div style="font-size:0.8em;color:#6b7280">The response says</div>'
+        f"{marked(example.response[start:end], turning.get('response', []), offset=start)}</div>"
+        f"</div></div>"
+    )
+
+
+def misstatements_html(example: Example, result: DetectorResult | None) -> str:
+    """Every misstated argument's card, or "" when the response misstates none."""
+    return "".join(misstatement_card(example, f) for f in misstatements(result))

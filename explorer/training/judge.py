@@ -1,0 +1,295 @@
+"""Training the meaning judge (`explorer.detectors.ops.judge`): LoRA adapters and a three-way head
+on all-MiniLM-L6-v2, over argument / piece pairs.
+
+    python -m explorer.training.judge_data --written ~/.cache/rag-error-explorer/written.jsonl \
+        --out ~/.cache/rag-error-explorer/judge-pairs.jsonl
+    python -m explorer.training.judge --pairs ~/.cache/rag-error-explorer/judge-pairs.jsonl \
+        --work ~/.cache/rag-error-explorer/judge-run --out OUT   # or --ship
+
+The pairs of the components' half of the train claims (`explorer.training.data.topic_half`: the
+stacked detector's head is fitted on the other half, on scores the judge never trained on). Each
+batch draws the three labels in equal shares, and *misstates* pairs half from answers the team
+wrote and half from the rule-built ones (`explorer.training.judge_data`): the written ones are
+few and natural, the rule-built many and sometimes clumsy.
+
+Chosen on pairs of three dev sets that no step trains on (selection only), each a worst case:
+`misstates` is the lower of two ROC AUCs of P(misstates) for misstated against faithful
+statements (the arguments `dev_v3.jsonl`'s `R` answers turn, against its `A` answers'
+statements; rule-built misstatements of Perspectrum dev's clusters, against their paraphrases),
+`states` the lower of two of P(states) for statements against absent pieces (the `A` answers;
+Perspectrum dev's clusters). The kept step has the best mean of the two. Resumable from `--work`
+(`explorer.training.checkpoints`); one torch thread by default; progress and an ETA are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from explorer import console
+from explorer.data.example import Example
+from explorer.data.jsonl import parse_jsonl
+from explorer.data.labels import JUDGE_TASK
+from explorer.data.perspectrum_claims import load_claims
+from explorer.data.written import argument_statements
+from explorer.detectors.ops.judge import ABSENT, LABELS, MISSTATES, STATES, encode_pair, pair_logits
+from explorer.models.encoder import default_model_path, encoder_identity, load_pair_classifier
+from explorer.text.claims import candidate_spans
+from explorer.training import TrainingInputError, TrainingRequest
+from explorer.training.checkpoints import (
+    add_settings_options,
+    foreign_dev,
+    run_steps,
+    save_run,
+    settings_from,
+    work_of,
+)
+from explorer.training.data import roc_auc, save_peft, topic_half, torch_training
+from explorer.training.judge_data import COVERS, Builder, Pair, _share, build, read_pairs
+
+LORA_TARGETS = ["query", "key", "value", "dense"]
+SECOND_DEV = "dev_v3.jsonl"  # beside the first foreign dev set in the shared data folder
+WRITTEN_MISSTATES = 0.5  # the share of misstates drawn from the team's own distortions
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    steps: int = 3000
+    batch_size: int = 24
+    learning_rate: float = 5e-4
+    eval_every: int = 250
+    rank: int = 16
+    seed: int = 0
+
+
+def dev_pairs(path: Path, builder: Builder) -> dict[str, list[Pair]]:
+    return example_dev_pairs(parse_jsonl(path).examples, path.name, builder)
+
+
+def example_dev_pairs(examples: Sequence[Example], name: str, builder: Builder) -> dict[str, list[Pair]]:
+    """`A` answers' argument / piece pairs (states, absent) and the `R` answers' misstatements:
+    pieces holding most of the hallucinated span, against the argument it turns."""
+    found: dict[str, list[Pair]] = {"states": [], "misstates": []}
+    for example in examples:
+        variant = example.extra.get("variant")
+        if variant == "A" and "argument_spans" in example.extra:
+            found["states"] += builder.answer_pairs(example, argument_statements(example), {}, name)
+        elif variant == "R":
+            [uncovered] = example.labels.uncovered
+            argument = example.perspectives[uncovered.perspective].arguments[uncovered.argument]
+            for piece in candidate_spans(example.response):
+                if any(_share(piece, span) >= COVERS for span in example.labels.hallucinated_spans):
+                    text = example.response[piece[0] : piece[1]]
+                    found["misstates"].append(Pair(argument, text, MISSTATES, name, example.topic or ""))
+    return found
+
+
+def perspectrum_dev_pairs(builder: Builder, folder: Path | None = None) -> list[Pair]:
+    pairs = list(builder.cluster_pairs(load_claims(["dev"], folder)))
+    return pairs + [m for p in pairs if p.label == STATES for m in builder.misstatements(p)]
+
+
+def _auc(pairs: Sequence[Pair], probabilities, positive: int, negative: int, column: int) -> float:
+    chosen = [i for i, p in enumerate(pairs) if p.label in (positive, negative)]
+    return roc_auc([pairs[i].label == positive for i in chosen], [probabilities[i][column] for i in chosen])
+
+
+def evaluate(model, tokenizer, limit: int, dev: dict[str, list[Pair]], log) -> dict[str, float]:
+    """The two worst-case ROC AUCs the step is chosen on (module docstring)."""
+    model.eval()
+    found = {}
+    with torch.no_grad():
+        for name, pairs in dev.items():
+            encoded = [encode_pair(tokenizer, p.argument, p.text, limit) for p in pairs]
+            probabilities = torch.cat(
+                [
+                    torch.softmax(pair_logits(model, tokenizer, encoded[i : i + 64]), -1)
+                    for i in range(0, len(pairs), 64)
+                ]
+            ).numpy()
+            found[f"{name} misstates"] = _auc(pairs, probabilities, MISSTATES, STATES, MISSTATES)
+            found[f"{name} states"] = _auc(pairs, probabilities, STATES, ABSENT, STATES)
+    log("dev: " + ", ".join(f"{k} {v:.3f}" for k, v in found.items()))
+    return {
+        "misstates": min(v for k, v in found.items() if k.endswith("misstates")),
+        "states": min(v for k, v in found.items() if k.endswith(" states")),
+    }
+
+
+def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingSettings, work: Path, *, log=print):
+    from peft import LoraConfig, TaskType, get_peft_model
+
+    started = time.monotonic()
+    torch.manual_seed(settings.seed)
+    path = default_model_path()
+    tokenizer, base = load_pair_classifier(path, len(LABELS))
+    limit = int(base.config.max_position_embeddings)
+    lora = {"r": settings.rank, "alpha": 2 * settings.rank, "dropout": 0.1, "targets": LORA_TARGETS}
+    config = LoraConfig(
+        task_type=TaskType.SEQ_CLS,
+        r=lora["r"],
+        lora_alpha=lora["alpha"],
+        lora_dropout=lora["dropout"],
+        target_modules=LORA_TARGETS,
+    )
+    model = get_peft_model(base, config)
+    pools = {
+        "states": [p for p in pairs if p.label == STATES],
+        "absent": [p for p in pairs if p.label == ABSENT],
+        "written misstates": [p for p in pairs if p.label == MISSTATES and "+" not in p.source],
+        "rule misstates": [p for p in pairs if p.label == MISSTATES and "+" in p.source],
+    }
+    log(", ".join(f"{name} {len(pool)}" for name, pool in pools.items()))
+    if not (pools["states"] and pools["absent"] and (pools["written misstates"] or pools["rule misstates"])):
+        raise ValueError("the training pairs need every label: states, misstates and absent")
+    written_share = (
+        WRITTEN_MISSTATES
+        if pools["written misstates"] and pools["rule misstates"]
+        else float(bool(pools["written misstates"]))
+    )
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min(1.0, (step + 1) / 100) * max(0.05, 1 - step / settings.steps)
+    )
+
+    def draw(rng: random.Random) -> Pair:
+        label = rng.randrange(3)
+        if label == MISSTATES:
+            pool = "written misstates" if rng.random() < written_share else "rule misstates"
+        else:
+            pool = "states" if label == STATES else "absent"
+        return rng.choice(pools[pool])
+
+    def step_loss(rng: random.Random) -> float:
+        batch = [draw(rng) for _ in range(settings.batch_size)]
+        encoded = [encode_pair(tokenizer, p.argument, p.text, limit) for p in batch]
+        loss = torch.nn.functional.cross_entropy(
+            pair_logits(model, tokenizer, encoded), torch.tensor([p.label for p in batch])
+        )
+        loss.backward()
+        return loss.item()
+
+    state = run_steps(
+        work,
+        model,
+        optimizer,
+        scheduler,
+        settings=settings,
+        step_loss=step_loss,
+        evaluate=lambda: evaluate(model, tokenizer, limit, dev, log),
+        started=started,
+        log=log,
+        log_every=25,
+        metric_names=("misstates", "states"),
+    )
+    record = {
+        "task": "pairs",
+        "model": encoder_identity(path),
+        "labels": list(LABELS),
+        "train_pairs": {name: len(pool) for name, pool in pools.items()},
+        "dev_pairs": {name: {LABELS[k]: sum(p.label == k for p in ps) for k in range(3)} for name, ps in dev.items()},
+        "dev_roc_auc": state["aucs"],
+        "lora": lora,
+        "seconds": state["seconds"],
+        **torch_training(settings, state["losses"], state["best"][0]),
+    }
+    return model, record
+
+
+class JudgeTrainer:
+    """`explorer train --detector meaning --work W`: pairs built from the train examples (the
+    team-written corpora's stated and distorted spans; other answers' statements found by the
+    matching check) and Perspectrum train's clusters, with rule-built misstatements, the
+    components half of their claims; the step chosen on the dev examples' pairs (answers with a
+    `variant` and spans, as dev_v3's) and Perspectrum dev's."""
+
+    description = (
+        "the meaning check's judge: LoRA adapters and a three-way head (states, misstates, absent) on "
+        "all-MiniLM-L6-v2, over argument / piece pairs built from the train examples; resumable from --work"
+    )
+    settings = TrainingSettings
+    no_step_options = None
+    model_help = "none: the judge reads with the packaged all-MiniLM-L6-v2"
+
+    def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
+        from explorer.detectors.matching import MatchingDetector
+
+        if request.model:
+            raise TrainingInputError(f"--model does not apply to the judge ({self.model_help})")
+        settings = TrainingSettings(seed=request.seed, **request.steps)
+        work = work_of(request)
+        matching = MatchingDetector()
+        builder = Builder(matching.encoder, request.seed)
+        claims = load_claims(["train"])
+        pairs = [
+            p
+            for p in build(request.train_set, claims, matching.encoder, matching, request.seed)
+            if topic_half(p.topic) == "components"
+        ]
+        dev = {"perspectrum dev": perspectrum_dev_pairs(builder)}
+        given = [p for ps in example_dev_pairs(request.dev_set, "dev", builder).values() for p in ps]
+        if {p.label for p in given} >= {STATES, MISSTATES, ABSENT}:
+            dev["dev"] = given
+        return train(pairs, dev, settings, work, log=request.log)
+
+    def save(self, model: Any, record: Mapping[str, Any], out: Path) -> None:
+        save_peft(model, record, out)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from explorer import detectors
+    from explorer.cli.guard import Files, add_output_folder, declare
+
+    dev = foreign_dev()
+    parser = argparse.ArgumentParser(prog="python -m explorer.training.judge", description=__doc__.split("\n")[0])
+    parser.add_argument("--pairs", type=Path, nargs="+", required=True, help="python -m explorer.training.judge_data")
+    parser.add_argument(
+        "--dev",
+        type=Path,
+        default=dev and dev.with_name(SECOND_DEV),
+        required=dev is None,
+        help="the dev file whose A and R answers choose the step (default: npov_foreign/dev_v3.jsonl in the shared "
+        "data folder)",
+    )
+    parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
+    shipped = detectors.weights("meaning").shipped
+    add_output_folder(parser, shipped, "judge's adapter")
+    parser.add_argument("--threads", type=console.THREADS, default=1, help="torch CPU threads (default 1)")
+    add_settings_options(parser, TrainingSettings)
+    declare(parser, Files(inputs=("pairs", "dev"), output="out", folder=True, may_replace=(shipped,), work="work"))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from explorer.cli import guard
+
+    return guard.main(build_parser(), argv, lambda args: run(args, argv))
+
+
+def run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
+    torch.set_num_threads(args.threads)
+    settings = settings_from(args, TrainingSettings)
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    pairs = [p for path in args.pairs for p in read_pairs(path) if topic_half(p.topic) == "components"]
+    from explorer.detectors.semantic_tuned import tuned_encoder
+
+    builder = Builder(tuned_encoder())
+    dev = {"dev_v3": [p for ps in dev_pairs(args.dev, builder).values() for p in ps]}
+    dev["perspectrum dev"] = perspectrum_dev_pairs(builder)
+    model, record = train(pairs, dev, settings, args.work, log=log)
+    record["train_data"] = [str(p) for p in args.pairs] + ["the components half of the claims"]
+    record["dev_data"] = [str(args.dev), "perspectrum dev (explorer.training.judge_data.Builder.cluster_pairs)"]
+    save_run(model, record, "explorer.training.judge", argv, args.out / JUDGE_TASK, log)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,259 @@
+"""Pairs for the meaning judge (`explorer.detectors.meaning`): an argument beside a piece of an
+answer, labelled *states* (the piece states the argument with its meaning), *misstates* (it states
+the argument with its meaning turned) or *absent* (it does not state it).
+
+    python -m explorer.data.written --out ~/.cache/rag-error-explorer/written.jsonl
+    python -m explorer.data.written training_data/written/second/*.jsonl \
+        --out ~/.cache/rag-error-explorer/written-second.jsonl
+    python -m explorer.training.judge_data --written ~/.cache/rag-error-explorer/written.jsonl \
+        ~/.cache/rag-error-explorer/written-second.jsonl --out ~/.cache/rag-error-explorer/judge-pairs.jsonl
+
+A piece is one of the answer's `explorer.text.claims.candidate_spans`, the units the detector
+judges. Sources, all on Perspectrum's train claims:
+
+1. **Answers of the team-written corpus's second recipe**, which say where each argument is
+   stated (`argument_spans`) and misstated (`distortions`): a piece holding most of a statement of
+   the argument states it (`COVERS` of its characters), one holding most of its misstatement
+   misstates it, one touching neither is absent; a piece that holds a little of a statement is
+   left out (neither label is right).
+2. **Answers of the first recipe**, which do not: where each argument is stated comes from the
+   matching check's pairing (`explorer.training.written_synthetic.statements`), and an argument
+   the answer drops is absent from every piece.
+3. **Perspectrum's clusters**: two members of one cluster state each other; members of two
+   clusters of the same side do not (members of opposite sides are left out: some are each
+   other's negation, which is a misstatement, not an absence).
+4. **Rule-built misstatements** (`explorer.data.distortions`) of every *states* pair: the
+   statement inside the piece turned, or the argument turned, with the changed words.
+
+Absent pairs are many and mostly easy; each argument keeps the `HARD` absent pieces the tuned
+matcher finds closest to it (what the detector's shortlist would show the judge) and one more
+at random. Deterministic (every choice seeded by the example's id), train claims only; the output
+holds third-party text: write it to a cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from explorer.data.distortions import RULES
+from explorer.data.example import Example
+from explorer.data.jsonl import parse_jsonl
+from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
+from explorer.data.written import argument_statements
+from explorer.detectors.ops.judge import ABSENT, LABELS, MISSTATES, STATES
+from explorer.files import atomic_writer
+from explorer.text.claims import Span, candidate_spans
+
+COVERS = 0.6  # a piece states (misstates) an argument when it holds this share of a statement
+TOUCHES = 0.15  # below this share a piece is absent; between, the pair is left out
+HARD = 3
+RULE_SHARE = 0.7  # the share of states pairs that also give a rule-built misstatement
+
+
+@dataclass(frozen=True)
+class Pair:
+    argument: str
+    text: str
+    label: int
+    source: str
+    topic: str
+    changed: Span | None = None  # the words of `text` that turn the meaning (misstates only)
+    changed_in_argument: Span | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, record: dict) -> Pair:
+        spans = {k: tuple(record[k]) if record.get(k) else None for k in ("changed", "changed_in_argument")}
+        return cls(**{**record, **spans})
+
+
+def _share(piece: Span, span: Span) -> float:
+    """The share of `span` inside `piece`."""
+    inside = min(piece[1], span[1]) - max(piece[0], span[0])
+    return max(0, inside) / max(1, span[1] - span[0])
+
+
+def _label(piece: Span, stated: Sequence[Span], misstated: Sequence[Span]) -> int | None:
+    best_mis = max((_share(piece, s) for s in misstated), default=0.0)
+    best_states = max((_share(piece, s) for s in stated), default=0.0)
+    if best_mis >= COVERS:
+        return MISSTATES
+    if best_states >= COVERS:
+        return STATES
+    if max(best_mis, best_states) < TOUCHES:
+        return ABSENT
+    return None
+
+
+def _spans_of(example: Example) -> tuple[dict, dict]:
+    """Per argument, its statements and its misstatements (spans of the response)."""
+    stated = argument_statements(example)
+    misstated: dict = {}
+    for d in example.extra.get("distortions") or []:
+        misstated.setdefault((d["perspective"], d["argument"]), []).append(tuple(d["span"]))
+    return stated, misstated
+
+
+class Builder:
+    """Makes the pairs; `encoder` (the tuned matcher) ranks the absent pieces."""
+
+    def __init__(self, encoder, seed: int = 0):
+        self.encoder = encoder
+        self.seed = seed
+
+    def _absent_kept(self, argument: str, texts: list[str], rng: random.Random) -> set[int]:
+        if not texts:
+            return set()
+        vectors = self.encoder.encode([argument, *texts])
+        order = list(np.argsort(-(vectors[1:] @ vectors[0])))
+        kept = set(order[:HARD])
+        rest = order[HARD:]
+        if rest:
+            kept.add(rng.choice(rest))
+        return {int(i) for i in kept}
+
+    def answer_pairs(self, example: Example, stated: dict, misstated: dict, source: str) -> Iterator[Pair]:
+        """Every argument of `example` against the response's pieces, labelled from the spans."""
+        rng = random.Random(f"{self.seed}:{example.id}")
+        pieces = candidate_spans(example.response)
+        topic = example.topic or example.id
+        for p, a, argument in example.arguments():
+            labelled = [(piece, _label(piece, stated.get((p, a), []), misstated.get((p, a), []))) for piece in pieces]
+            absent = [piece for piece, label in labelled if label == ABSENT]
+            kept = self._absent_kept(argument, [example.response[s:e] for s, e in absent], rng)
+            for piece, label in labelled:
+                if label is None or (label == ABSENT and absent.index(piece) not in kept):
+                    continue
+                text = example.response[piece[0] : piece[1]]
+                changed = None
+                if label == MISSTATES:
+                    changed = _changed_in(example, (p, a), piece)
+                yield Pair(argument, text, label, source, topic, changed)
+
+    def cluster_pairs(self, claims: Sequence[PerspectrumClaim]) -> Iterator[Pair]:
+        for claim in claims:
+            rng = random.Random(f"{self.seed}:claim:{claim.id}")
+            for i, cluster in enumerate(claim.clusters):
+                texts = [t for _, t in cluster.members]
+                same_side = [
+                    t
+                    for j, c in enumerate(claim.clusters)
+                    if j != i and c.stance == cluster.stance
+                    for _, t in c.members
+                ]
+                for n, text in enumerate(texts):
+                    others = texts[:n] + texts[n + 1 :]
+                    if others:
+                        yield Pair(text, rng.choice(others), STATES, "perspectrum", claim.text)
+                    if same_side:
+                        kept = self._absent_kept(text, same_side, rng)
+                        for k in sorted(kept):
+                            yield Pair(text, same_side[k], ABSENT, "perspectrum", claim.text)
+
+    def misstatements(self, pair: Pair) -> Iterator[Pair]:
+        """Rule-built misstatements of a states pair: the piece turned, or the argument."""
+        rng = random.Random(f"{self.seed}:rule:{pair.argument}:{pair.text}")
+        if rng.random() >= RULE_SHARE:
+            return
+        how = rng.choice(sorted(RULES))
+        turn_piece = rng.random() < 0.6
+        distorted = RULES[how](pair.text if turn_piece else pair.argument, rng)
+        if distorted is None:
+            return
+        if turn_piece:
+            yield Pair(pair.argument, distorted.text, MISSTATES, f"{pair.source}+{how}", pair.topic, distorted.changed)
+        else:
+            yield Pair(
+                distorted.text, pair.text, MISSTATES, f"{pair.source}+{how}", pair.topic, None, distorted.changed
+            )
+
+
+def _changed_in(example: Example, key: tuple[int, int], piece: Span) -> Span | None:
+    """The changed words of the argument's distortion, as a span of the piece's text."""
+    for d in example.extra.get("distortions") or []:
+        if (d["perspective"], d["argument"]) == key:
+            start, end = d["changed"]
+            if piece[0] <= start and end <= piece[1]:
+                return (start - piece[0], end - piece[0])
+    return None
+
+
+def build(
+    written: Sequence[Example], claims: Sequence[PerspectrumClaim], encoder, matching=None, seed: int = 0
+) -> list[Pair]:
+    """Every source's pairs (module docstring); `matching` finds the first recipe's statements."""
+    from explorer.training.written_synthetic import statements
+
+    builder = Builder(encoder, seed)
+    pairs: list[Pair] = []
+    for example in written:
+        if example.labels.ambiguous:
+            continue  # a strengthened qualifier or a repetition: no pair label fits it
+        if "argument_spans" in example.extra:
+            stated, misstated = _spans_of(example)
+            pairs += builder.answer_pairs(example, stated, misstated, "written-2")
+        elif matching is not None:
+            found = statements(matching, example)
+            dropped = {(u.perspective, u.argument) for u in example.labels.uncovered}
+            stated = {key: spans for key, spans in found.items() if key not in dropped}
+            pairs += builder.answer_pairs(example, stated, {}, "written-1")
+    pairs += builder.cluster_pairs(claims)
+    pairs += [m for pair in pairs if pair.label == STATES for m in builder.misstatements(pair)]
+    return pairs
+
+
+def read_pairs(path: Path) -> list[Pair]:
+    return [Pair.from_dict(json.loads(line)) for line in Path(path).read_text("utf-8").splitlines() if line.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from explorer.cli.guard import Files, declare
+
+    parser = argparse.ArgumentParser(prog="python -m explorer.training.judge_data", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--written", type=Path, nargs="+", required=True, help="built written corpora (explorer.data.written --out)"
+    )
+    parser.add_argument("--out", type=Path, required=True, help="output JSON Lines (third-party text: a cache)")
+    parser.add_argument("--perspectrum", type=Path, help="the Perspectrum folder (default: ../shared/data/perspectrum)")
+    declare(parser, Files(inputs=("written", "perspectrum"), output="out", third_party=True))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from explorer.cli import guard
+
+    return guard.main(build_parser(), argv, run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from explorer.detectors.matching import MatchingDetector
+
+    written, errors = [], 0
+    for path in args.written:
+        loaded = parse_jsonl(path)
+        for error in loaded.errors:
+            print(f"{path}: {error}", file=sys.stderr)
+        errors += len(loaded.errors)
+        written += [e for e in loaded.examples if e.split == "train"]
+    matching = MatchingDetector()
+    pairs = build(written, load_claims(["train"], args.perspectrum), matching.encoder, matching)
+    with atomic_writer(args.out) as out:
+        for pair in pairs:
+            out.write(json.dumps(pair.to_dict(), ensure_ascii=False) + "\n")
+    counts = {name: sum(p.label == i for p in pairs) for i, name in enumerate(LABELS)}
+    print(f"wrote {len(pairs)} pairs to {args.out}: {counts}")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""The meaning check and its judge on the real MiniLM, tuned matcher and shipped judge adapter
+(packaged, offline): a turned argument is told from a faithful paraphrase, both ways."""
+
+import hashlib
+import json
+
+import pytest
+
+from explorer import detectors
+from explorer.data.labels import JUDGE_TASK
+from explorer.detectors.meaning import MeaningDetector
+from explorer.detectors.ops.judge import MISSTATES, STATES
+from explorer.models.trained import TRAINING_FILE
+from tests.helpers import make_example
+
+PRO = ("pro", ["Open primaries increase voter engagement.", "Open primaries give independents a voice."])
+CON = ("con", ["Open primaries weaken party loyalty."])
+FAITHFUL = (
+    "Supporters say open primaries increase voter engagement and give independents a voice. Critics warn that "
+    "open primaries weaken party loyalty. It depends on what you value."
+)
+# Pairs on topics of Perspectrum train claims, in the team's own words: the argument, a faithful
+# paraphrase, and the same statement turned.
+TURNS = {
+    "negation": (
+        "School uniforms reduce bullying.",
+        "uniforms cut down on bullying at school",
+        "uniforms do not reduce bullying at school",
+    ),
+    "antonym": (
+        "A sugar tax would improve public health.",
+        "taxing sugar would make people healthier",
+        "a sugar tax would damage public health",
+    ),
+    "comparative": (
+        "Nuclear power is cheaper than solar energy.",
+        "nuclear energy costs less than solar power",
+        "nuclear power is more expensive than solar energy",
+    ),
+    "role": (
+        "Parents should supervise their children's screen time.",
+        "parents ought to keep an eye on how long their kids spend on screens",
+        "children should supervise their parents' screen time",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return MeaningDetector()
+
+
+# Known failures of the shipped judge (its card says so): it reads an opposite word, a flipped
+# comparison and swapped roles as a faithful statement, and a paraphrase in other words as a
+# misstatement; the polarity check's lexicon covers the first two in the verdict. Strict: a judge
+# that learns them makes these pass and must lose the mark.
+JUDGE_MISSES = {"antonym", "comparative", "role"}
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        pytest.param(how, marks=pytest.mark.xfail(strict=True, reason="a known failure of judge v1"))
+        if how in JUDGE_MISSES
+        else how
+        for how in sorted(TURNS)
+    ],
+)
+def test_the_judge_tells_a_turned_argument_from_a_faithful_paraphrase(detector, how):
+    argument, faithful, turned = TURNS[how]
+    kept, misstated = detector.judge.probabilities([(argument, faithful), (argument, turned)])
+    assert kept[STATES] > misstated[STATES]
+    assert misstated[MISSTATES] > kept[MISSTATES]
+    assert kept.argmax() == STATES
+
+
+def test_a_misstated_argument_raises_both_error_scores_and_marks_the_changed_words(detector):
+    reversed_ = FAITHFUL.replace("increase voter engagement", "decrease voter engagement")
+    clean = detector.score(make_example(FAITHFUL, PRO, CON))
+    result = detector.score(make_example(reversed_, PRO, CON))
+    assert result.hallucination > clean.hallucination + 0.3
+    assert result.per_perspective["pro"] > clean.per_perspective["pro"] + 0.3
+    top = max(result.response_words, key=lambda w: w.score)
+    assert reversed_[top.start : top.end] == "decrease"
+    [finding] = [f for f in result.details["findings"] if f["finding"] == "misstates"]
+    # The sentence states both pro arguments, and the judge names the misstatement on the pair it
+    # reads as least stated: the side is right, the argument within it is not always (its card).
+    assert finding["argument"][0] == 0
+    assert "decrease" in reversed_[slice(*finding["piece"])]
+    assert [f["finding"] for f in clean.details["findings"]] == ["states"] * 3
+
+
+def test_a_content_free_closing_line_is_never_a_statement(detector):
+    result = detector.score(make_example(FAITHFUL, PRO, CON))
+    closing = FAITHFUL.index("It depends")
+    assert all(f["piece"][0] < closing for f in result.details["findings"])
+    assert all(w.score == 0.0 for w in result.response_words if w.start >= closing)
+
+
+def test_the_shipped_adapter_matches_its_record():
+    folder = detectors.weights("meaning").shipped / JUDGE_TASK
+    record = json.loads((folder / TRAINING_FILE).read_text())
+    [weights] = folder.glob("*.safetensors")
+    assert record["weights_sha256"] == hashlib.sha256(weights.read_bytes()).hexdigest()
+    assert record["command"].startswith("python -m explorer.training.judge ")
+    assert record["kept_step"] in [step for step, _ in record["dev_roc_auc"]]

@@ -1,0 +1,49 @@
+"""The misstatement card: the argument beside the words that misstate it, turning words marked, text escaped."""
+
+from explorer.data.example import Example, Perspective
+from explorer.detectors.base import DetectorResult
+from explorer.render import findings
+
+ARGUMENT = "Open primaries <increase> voter engagement."
+RESPONSE = "Supporters say open primaries decrease voter engagement. It depends."
+
+
+def _result(finding):
+    return DetectorResult("meaning", 0.8, 0.8, {"pro": 0.8}, (), (), {}, {"findings": [finding]})
+
+
+def test_a_misstated_argument_is_named_and_its_turning_words_marked_on_both_sides():
+    example = Example("x", "q?", (Perspective("pro", ("Another one.", ARGUMENT)),), RESPONSE)
+    start = RESPONSE.index("open")
+    finding = {
+        "argument": [0, 1],
+        "finding": "misstates",
+        "stated": 0.1,
+        "misstated": 0.82,
+        "piece": [start, RESPONSE.index(".")],
+        "turning": {
+            "response": [[RESPONSE.index("decrease"), RESPONSE.index("decrease") + 8, 1.0]],
+            "argument": [[ARGUMENT.index("increase"), ARGUMENT.index("increase") + 8, 0.6]],
+        },
+    }
+    html = findings.misstatements_html(example, _result(finding))
+    assert "Misstates pro argument 2" in html and "P(misstated) 0.82" in html
+    assert ">decrease</span>" in html and ">increase</span>" in html
+    assert "&lt;" in html and "<increase>" not in html  # user text escaped
+    assert findings.misstatements_html(example, _result({**finding, "finding": "states"})) == ""
+
+
+def test_the_claim_view_counts_and_notes_a_claim_that_misstates_an_argument():
+    from explorer.detectors.semantic_tuned import SemanticTunedDetector
+    from explorer.detectors.semantic import assessment_of
+    from explorer.render import claims
+
+    arguments = ("Open primaries give independents a voice.", "Open primaries increase voter engagement.")
+    example = Example("x", "Should states hold open primaries?", (Perspective("pro", arguments),), RESPONSE)
+    assessment = assessment_of(SemanticTunedDetector().score(example), example)
+    finding = {"argument": [0, 1], "finding": "misstates", "misstated": 0.7, "piece": [0, RESPONSE.index(".")]}
+    headline = claims.claim_verdict_html(assessment, [finding])
+    assert "1 misstates an argument (meaning check)" in headline
+    assert "misstates" not in claims.claim_verdict_html(assessment)
+    cards = claims.claim_cards_html(example, assessment, None, [finding])
+    assert "misstating pro 2</b> (P(misstated) 0.70)" in cards
