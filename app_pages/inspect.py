@@ -17,7 +17,19 @@ back_slot = st.container()  # "Back to the failures" when opened from them: know
 with frame.loading():
     from explorer import detectors
     from explorer.data.example import Example, Perspective
-    from explorer.ui import claims, editor, generate, labelling, links, phenomena, results, state, trust, verdict, word_map
+    from explorer.ui import (
+        claims,
+        editor,
+        generate,
+        labelling,
+        links,
+        phenomena,
+        results,
+        state,
+        trust,
+        verdict,
+        word_map,
+    )
     from explorer.ui.text import literal
 
 PREFIX = state.INSPECT_PREFIX

@@ -381,15 +381,15 @@ _SPECS = (
         origin="not in the paper: stacking, a logistic regression over the other detectors' example scores",
         response_word_meaning="not learned: the token tagger's P(the word states something no argument gives), "
         "raised to the voice check's margin where the word's claim is voiced by the wrong side, and to the polarity "
-        "and meaning checks' scores where the word turns a given argument's meaning",
+        "check's score where the word turns a given argument's meaning",
         argument_word_meaning="not learned: the token tagger's P(the word belongs to what the response leaves out)",
         cost=FAST,
         weights=Weights("stacked"),
         trainer="explorer.training.stacked:StackedTrainer",
-        details=(details.ALIGNMENT, details.FINDINGS, details.LEFT_OUT, details.EVIDENCE),
+        details=(details.ALIGNMENT, details.LEFT_OUT, details.EVIDENCE),
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
         "alignment classifier's, the token tagger's, its coverage build's, the matching check's, the voice check's, "
-        "the qualifier check's, the polarity check's and the meaning check's example scores, fitted on the half of "
+        "the qualifier check's and the polarity check's example scores, fitted on the half of "
         "Perspectrum train and of the team-written corpora (both recipes) the taggers never saw, C and features "
         "chosen on the worst slice of both foreign NPOV dev sets and Perspectrum dev "
         "(python -m explorer.cli.stacked). The verdict's detector.",

@@ -56,7 +56,6 @@ COMPONENTS = (
     "voice",
     "qualifiers",
     "polarity",
-    "meaning",
 )
 FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
 # The components that check how a given argument is stated (by which side, how firmly) rather than
@@ -64,13 +63,12 @@ FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for err
 CHECKS = ("voice", "qualifiers", "polarity")
 # Those that refuse an example they cannot read whole (arguments too long for their encoder's
 # positions beside the response): the head scores without them.
-OPTIONAL = ("tagger", "tagger_coverage", "meaning")
+OPTIONAL = ("tagger", "tagger_coverage")
 RESPONSE_WORDS = "tagger"
-# A response word the voice check finds stated in the wrong camp's voice, or the polarity or
-# meaning check finds turning a given argument, keeps the higher of the scores: the tagger finds
-# its words given, and they are (by the other side, or with the opposite meaning).
-RAISED_BY = ("voice", "polarity", "meaning")
-FINDINGS = "meaning"  # whose findings (each argument stated, misstated or absent) the verdict shows
+# A response word the voice check finds stated in the wrong camp's voice, or the polarity check
+# finds turning a given argument, keeps the higher of the scores: the tagger finds its words
+# given, and they are (by the other side, or with the opposite meaning).
+RAISED_BY = ("voice", "polarity")
 ARGUMENT_WORDS = "tagger"
 FALLBACK_WORDS = "semantic_tuned"
 ALIGNMENT = "semantic_tuned"  # whose claims the claim view reads
@@ -152,8 +150,8 @@ class StackedDetector(Detector):
     # 4: the token tagger replaces the cross-encoder, heads fitted on the team-written corpus too;
     # 5: the tagger's coverage build joins the components; 6: which reads both argument orders (v2);
     # 7: the tagger does too (v2); 8: the voice check joins the components and raises response words;
-    # 9: the qualifier check joins them; 10: the matching check; 11: the polarity and meaning checks, the
-    # heads chosen on both foreign dev sets and Perspectrum dev
+    # 9: the qualifier check joins them; 10: the matching check; 11: the polarity check, the heads fitted
+    # on both recipes of the team-written corpus and chosen on both foreign dev sets and Perspectrum dev
     version = "11"
 
     def __init__(
@@ -218,10 +216,8 @@ class StackedDetector(Detector):
         coverage = self.models["coverage"]
         alignment = details.ALIGNMENT.of(results[ALIGNMENT])
         response_words = raised(
-            results.get(RESPONSE_WORDS, results[FALLBACK_WORDS]).response_words,
-            [results[name] for name in RAISED_BY if name in results],
+            results.get(RESPONSE_WORDS, results[FALLBACK_WORDS]).response_words, [results[name] for name in RAISED_BY]
         )
-        findings = details.FINDINGS.of(results[FINDINGS]) if FINDINGS in results else None
         argument_words = results.get(ARGUMENT_WORDS, results[FALLBACK_WORDS]).argument_words
         return DetectorResult(
             detector=self.name,
@@ -234,7 +230,6 @@ class StackedDetector(Detector):
             # The claims behind the claim view, for it and for reports.
             details={
                 **({details.ALIGNMENT.key: alignment} if alignment is not None else {}),
-                **({details.FINDINGS.key: findings} if findings is not None else {}),
                 **({details.LEFT_OUT.key: dict(missing)} if missing else {}),
                 # Why the example scores as it does, for the verdict's explanation.
                 details.EVIDENCE.key: {

@@ -236,7 +236,7 @@ def example_fragment(
     read = account(example, found, judge, assessment) if found is not None and assessment is not None else None
     if found is not None:
         parts += ["<h2>Verdict</h2>", verdict_html(example, found, titles[judge.detector], accounts=read)]
-        parts.append(misstatements_html(example, judge))
+        parts.append(misstatements_html(example, misstatements_among(results)))
         if (evidence := EVIDENCE.of(judge)) is not None:
             parts += [
                 "<h3>What the verdict rests on</h3>",

@@ -69,7 +69,7 @@ def misstatement_card(example: Example, finding: Mapping) -> str:
     cell = "flex:1;min-width:14em;padding:0.4em 0.6em;border-radius:0.4em;background:rgba(156,163,175,0.12)"
     return (
         f'<div data-finding="misstates" style="margin:0.4em 0;padding:0.5em 0.7em;border-left:3px solid #991b1b">'
-        f"<div><b>Misstates {name}</b> · P(misstated) {finding['misstated']:.2f}</div>"
+        f"<div><b>Misstates {name}</b> · P(misstated) {finding['misstated']:.2f} · meaning check</div>"
         f'<div style="display:flex;gap:0.6em;flex-wrap:wrap;margin-top:0.3em">'
         f'<div style="{cell}"><div style="font-size:0.8em;color:#6b7280">The argument</div>'
         f"{marked(argument, turning.get('argument', []))}</div>"
@@ -79,6 +79,6 @@ def misstatement_card(example: Example, finding: Mapping) -> str:
     )
 
 
-def misstatements_html(example: Example, result: DetectorResult | None) -> str:
-    """Every misstated argument's card, or "" when the response misstates none."""
-    return "".join(misstatement_card(example, f) for f in misstatements(result))
+def misstatements_html(example: Example, found: Sequence[Mapping]) -> str:
+    """A card per misstatement of `found` (`misstatements`, `misstatements_among`), or ""."""
+    return "".join(misstatement_card(example, f) for f in found)

@@ -56,6 +56,11 @@ def feature_sets(error_type: str) -> dict[str, tuple[str, ...]]:
     }
     but = {f"all but {component}": tuple(f for f in FEATURES if f.split()[0] != component) for component in COMPONENTS}
     but["all but checks"] = tuple(f for f in FEATURES if f.split()[0] not in CHECKS)
+    # A check's signal can transfer where the others' do not (the polarity check on a turned argument).
+    but |= {
+        f"all but checks, with {check}": tuple(f for f in FEATURES if f.split()[0] not in CHECKS or f.startswith(check))
+        for check in CHECKS
+    }
     return {**alone, **combined, "own": tuple(f for f in FEATURES if f.endswith(error_type)), **but, "all": FEATURES}
 
 

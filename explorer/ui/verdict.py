@@ -13,7 +13,7 @@ from explorer.detectors.details import EVIDENCE, LEFT_OUT
 from explorer.evaluation import accounts, injection, verdict
 from explorer.render import export
 from explorer.render.evidence import EXPLANATION, verdict_evidence_html
-from explorer.render.findings import misstatements_html
+from explorer.render.findings import misstatements_among, misstatements_html
 from explorer.render.injection import catch_html
 from explorer.render.verdict import (
     highlight_marks,
@@ -77,7 +77,7 @@ def show_verdict(
     if (read := account_for(example, results, judge, found)) is not None:
         line.html(verdict_html(example, found, title, links=links, accounts=read))
     st.session_state[VERDICT_SHOWN_FOR] = example.content_hash()
-    if cards := misstatements_html(example, judge):
+    if cards := misstatements_html(example, misstatements_among(results)):
         st.html(cards)
     for component, reason in (LEFT_OUT.of(judge) or {}).items():
         st.caption(

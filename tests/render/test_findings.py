@@ -2,7 +2,9 @@
 
 from explorer.data.example import Example, Perspective
 from explorer.detectors.base import DetectorResult
-from explorer.render import findings
+from explorer.detectors.semantic import assessment_of
+from explorer.detectors.semantic_tuned import SemanticTunedDetector
+from explorer.render import claims, findings
 
 ARGUMENT = "Open primaries <increase> voter engagement."
 RESPONSE = "Supporters say open primaries decrease voter engagement. It depends."
@@ -26,18 +28,14 @@ def test_a_misstated_argument_is_named_and_its_turning_words_marked_on_both_side
             "argument": [[ARGUMENT.index("increase"), ARGUMENT.index("increase") + 8, 0.6]],
         },
     }
-    html = findings.misstatements_html(example, _result(finding))
+    html = findings.misstatements_html(example, findings.misstatements(_result(finding)))
     assert "Misstates pro argument 2" in html and "P(misstated) 0.82" in html
     assert ">decrease</span>" in html and ">increase</span>" in html
     assert "&lt;" in html and "<increase>" not in html  # user text escaped
-    assert findings.misstatements_html(example, _result({**finding, "finding": "states"})) == ""
+    assert findings.misstatements_among({"meaning": _result({**finding, "finding": "states"})}) == []
 
 
 def test_the_claim_view_counts_and_notes_a_claim_that_misstates_an_argument():
-    from explorer.detectors.semantic_tuned import SemanticTunedDetector
-    from explorer.detectors.semantic import assessment_of
-    from explorer.render import claims
-
     arguments = ("Open primaries give independents a voice.", "Open primaries increase voter engagement.")
     example = Example("x", "Should states hold open primaries?", (Perspective("pro", arguments),), RESPONSE)
     assessment = assessment_of(SemanticTunedDetector().score(example), example)
