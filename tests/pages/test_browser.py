@@ -134,7 +134,14 @@ def test_dataset_page_opens_a_failure_in_inspect(page, app_url):
     # background for a minute of the shared CPU.
     remove_detector(page, VERDICT_TITLE)
     open_dataset_page(page)
-    assert page.get_by_role("tab").all_inner_texts() == ["Evaluation", "Examples", "Summaries", "Export"]
+    assert page.get_by_role("tab").all_inner_texts() == [
+        "Evaluation",
+        "Examples",
+        "Summaries",
+        "Export",
+        "Label",
+        "Error rates",
+    ]
     screenshot(page, "dataset")
 
     page.locator("[class*=st-key-dataset-open-false]").first.get_by_role("button", name="Inspect").click()

@@ -27,7 +27,7 @@ def dataset_page(answers, labelled, detector_names) -> AppTest:
     at.session_state[state.LABELS] = by_content(labelled)
     at.session_state[state.DETECTORS] = list(detector_names)
     at.run()
-    at.switch_page("pages/dataset.py").run()
+    at.switch_page("app_pages/dataset.py").run()
     data = "".join(dumps(e) + "\n" for e in answers).encode("utf-8")
     at.file_uploader(key=state.DATASET_UPLOADER).set_value(("mine.jsonl", data, "application/jsonl")).run()
     at.session_state[state.DATASET_TAB] = "Label"
