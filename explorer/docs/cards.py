@@ -44,12 +44,15 @@ def _auc(value: float) -> str:
 
 def calibration_sentence(name: str, records: Records) -> str:
     """The detector's dev ROC AUC per error type and the data it was measured on, from
-    `calibration.json` ("" without a calibration)."""
+    `calibration.json` ("" without a calibration), with why it flatters."""
     entry = records.calibration.get("detectors", {}).get(name)
     if not entry:
         return ""
     figures = " / ".join(_auc(entry[t]["auc"]) for t in ERROR_TYPES)
-    return f"Dev ROC AUC {figures} ({' / '.join(ERROR_TYPES)}) on {entry['data']}."
+    return (
+        f"Dev ROC AUC {figures} ({' / '.join(ERROR_TYPES)}) on {entry['data']}: the data its threshold was chosen "
+        "on, so not a held-out figure."
+    )
 
 
 def speed_sentence(name: str, records: Records) -> str:

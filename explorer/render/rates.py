@@ -92,7 +92,8 @@ def _markdown_text(text: str) -> str:
 def rates_page(figure: go.Figure, markdown_table: str, heading: str) -> str:
     """One HTML page with the figure (plotly's script inlined: it opens offline) and the table."""
     table = html.escape(markdown_table)
-    body = figure.to_html(full_html=False, include_plotlyjs=True)
+    # A fixed id: plotly draws a random one, and the same rates must give the same bytes.
+    body = figure.to_html(full_html=False, include_plotlyjs=True, div_id="rates")
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(heading)}</title></head><body>{body}<pre>{table}</pre></body></html>\n"
