@@ -177,6 +177,23 @@ def write_record(record: Mapping[str, Any], out: Path) -> None:
     write_text(Path(out) / TRAINING_FILE, json.dumps(record, indent=1) + "\n")
 
 
+def encoder_lora(base, rank: int, task: str) -> tuple[Any, dict[str, Any]]:
+    """`base` (a MiniLM classifier) wrapped in LoRA adapters of `rank` on every attention and dense
+    layer (alpha twice the rank, dropout 0.1) for PEFT task type `task` ("SEQ_CLS", "TOKEN_CLS"),
+    and the settings as the training record keeps them."""
+    from peft import LoraConfig, TaskType, get_peft_model
+
+    lora = {"r": rank, "alpha": 2 * rank, "dropout": 0.1, "targets": ["query", "key", "value", "dense"]}
+    config = LoraConfig(
+        task_type=TaskType[task],
+        r=lora["r"],
+        lora_alpha=lora["alpha"],
+        lora_dropout=lora["dropout"],
+        target_modules=lora["targets"],
+    )
+    return get_peft_model(base, config), lora
+
+
 def save_peft(model, record: Mapping[str, Any], out: Path) -> None:
     """Write a PEFT model's trained weights (adapter or soft prompt) and its record to folder `out`."""
     out = Path(out)

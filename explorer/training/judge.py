@@ -52,10 +52,9 @@ from explorer.training.checkpoints import (
     settings_from,
     work_of,
 )
-from explorer.training.data import roc_auc, save_peft, topic_half, torch_training
+from explorer.training.data import encoder_lora, roc_auc, save_peft, topic_half, torch_training
 from explorer.training.judge_data import COVERS, Builder, Pair, _share, build, read_pairs
 
-LORA_TARGETS = ["query", "key", "value", "dense"]
 SECOND_DEV = "dev_v3.jsonl"  # beside the first foreign dev set in the shared data folder
 WRITTEN_MISSTATES = 0.5  # the share of misstates drawn from the team's own distortions
 
@@ -125,22 +124,12 @@ def evaluate(model, tokenizer, limit: int, dev: dict[str, list[Pair]], log) -> d
 
 
 def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingSettings, work: Path, *, log=print):
-    from peft import LoraConfig, TaskType, get_peft_model
-
     started = time.monotonic()
     torch.manual_seed(settings.seed)
     path = default_model_path()
     tokenizer, base = load_pair_classifier(path, len(LABELS))
     limit = int(base.config.max_position_embeddings)
-    lora = {"r": settings.rank, "alpha": 2 * settings.rank, "dropout": 0.1, "targets": LORA_TARGETS}
-    config = LoraConfig(
-        task_type=TaskType.SEQ_CLS,
-        r=lora["r"],
-        lora_alpha=lora["alpha"],
-        lora_dropout=lora["dropout"],
-        target_modules=LORA_TARGETS,
-    )
-    model = get_peft_model(base, config)
+    model, lora = encoder_lora(base, settings.rank, "SEQ_CLS")
     pools = {
         "states": [p for p in pairs if p.label == STATES],
         "absent": [p for p in pairs if p.label == ABSENT],

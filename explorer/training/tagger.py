@@ -61,6 +61,7 @@ from explorer.training.data import (
     TRAIN_PARTS,
     claim_half,
     dev_targets,
+    encoder_lora,
     labelled_train,
     partly_reordered,
     roc_auc,
@@ -68,8 +69,6 @@ from explorer.training.data import (
     torch_training,
     training_record,
 )
-
-LORA_TARGETS = ["query", "key", "value", "dense"]
 
 
 @dataclass(frozen=True)
@@ -143,22 +142,12 @@ def train(
     *,
     log=print,
 ):
-    from peft import LoraConfig, TaskType, get_peft_model
-
     started = time.monotonic()
     torch.manual_seed(settings.seed)
     path = default_model_path()
     tokenizer, base = load_token_classifier(path)
     limit = int(base.config.max_position_embeddings)
-    lora = {"r": settings.rank, "alpha": 2 * settings.rank, "dropout": 0.1, "targets": LORA_TARGETS}
-    config = LoraConfig(
-        task_type=TaskType.TOKEN_CLS,
-        r=lora["r"],
-        lora_alpha=lora["alpha"],
-        lora_dropout=lora["dropout"],
-        target_modules=LORA_TARGETS,
-    )
-    model = get_peft_model(base, config)
+    model, lora = encoder_lora(base, settings.rank, "TOKEN_CLS")
     train_set = partly_reordered(train_set, settings.reorder, settings.seed)
     items = [(w, token_tags(e, w)) for e in train_set for w in windows(tokenizer, e, limit)]
     positives = sum(t == 1 for _, tags in items for t in tags)
