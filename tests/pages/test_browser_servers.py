@@ -20,7 +20,7 @@ from explorer.data import share_links
 from explorer.ui.generate import NO_OWN_SERVER
 from tests.generation.hostile import hostile_server, stream
 from tests.helpers import BROWSER_GROUP
-from tests.pages.browser import screenshot, serve, settle
+from tests.pages.browser import TIMEOUT_MS, VIEWPORT, screenshot, serve, settle
 from tests.pages.test_browser import download_report
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, BROWSER_GROUP]
@@ -96,9 +96,12 @@ def written(folder: Path) -> str:
 
 
 def test_a_visitor_of_a_shared_app_cannot_send_its_secrets_to_their_own_server(
-    context, shared_app, visitors_server, team_server
+    browser, shared_app, visitors_server, team_server
 ):
     url, folder = shared_app
+    # A context of its own: after the other test's tab, the shared context's Generate waited forever here.
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(TIMEOUT_MS)
     tab, sidebar = opened(context, url)
     # The steps of issue 51: the visitor's own address and a model, and as "API key variable" the
     # name of a variable of the app's environment; then Generate. Its fields are no longer there.
