@@ -31,7 +31,7 @@ from explorer.generation.backends import Backend, load_generator
 from explorer.generation.background import BackgroundGeneration
 from explorer.generation.base import GENERATED_BY, GenerationSettings
 from explorer.generation.npov import ContextTooLongError
-from explorer.generation.server import ServerError
+from explorer.generation.server import ServerError, public_url
 from explorer.generation.servers import SECTION, ServerConfigError, free_form_allowed, operator_servers
 from explorer.models.language_model import InvalidModelError
 from explorer.render import markdown
@@ -158,7 +158,18 @@ def _server() -> Backend | None:
         help="Your own key for that server, if it needs one: kept in this session's memory only, sent to that "
         "address only, and never put in the page's link, a share link, a report, the cache or a log.",
     )
-    return Backend(model=model.strip(), base_url=url.strip(), api_key=key.strip())
+    backend = Backend(model=model.strip(), base_url=url.strip(), api_key=key.strip())
+    st.caption(literal(own_server_caption(backend)))
+    return backend
+
+
+def own_server_caption(backend: Backend) -> str:
+    """Where Generate sends and whether a key goes with it (never a character of the key): a pasted
+    key is applied on Enter or leaving the box, and a reader should see that it was."""
+    if not backend.base_url:
+        return "Generate needs the server's URL."
+    key = "with the key you pasted" if backend.api_key else "without a key"
+    return f"Generate sends to {public_url(backend.base_url)} as model {backend.model or '(none named)'}, {key}."
 
 
 def take_finished(prefix: str) -> None:
