@@ -286,7 +286,7 @@ _SPECS = (
         "negation one of the two lacks, an opposite word)",
         argument_word_meaning="the same score, on an argument the response states with its meaning turned",
         cost=FAST,
-        details=(details.ALIGNMENT,),
+        details=(details.ALIGNMENT, details.FINDINGS),
         summary="Misstatement by polarity: a given argument stated with a negation it lacks or an opposite word "
         '("decreases" for "increasing", "minority" for "majority", "less" for "more"), two turns cancelling '
         '("does not respect" for "violates"). For each claim that states an argument (tuned matcher), the words '

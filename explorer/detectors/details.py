@@ -45,5 +45,7 @@ LEFT_OUT: Detail[Mapping[str, str]] = Detail("left_out", "the optional component
 FINDINGS: Detail[list] = Detail(
     "findings",
     "per argument, what the meaning check found: states / misstates / absent, its piece of the response, "
-    "P(stated), P(misstated), the judge's three probabilities and, for a misstatement, the turning words",
+    "P(stated), P(misstated), the judge's three probabilities and, for a misstatement, the turning words; the "
+    "polarity check's: each turned argument's piece, its closeness as `misstated`, the kinds of turn (`how`) "
+    "and the turning words",
 )

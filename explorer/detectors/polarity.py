@@ -21,7 +21,10 @@ Scores: `hallucination` is the highest claim score; a perspective's coverage err
 score of a claim turning one of its arguments (the argument is not stated with its meaning); the
 turning words carry their claim's score, every other word 0; an argument's words carry the
 score of the claim that turns it. Roles or cause and effect swapped keep every word and are not
-seen here; the judge reads those.
+seen here; the judge reads those. `details.FINDINGS` keeps, per turned argument, the piece that
+turns it most surely and its turning words, as the meaning check keeps its misstatements: shown
+as cards when the check is chosen. Not passed on by the stacked detector: on faithful answers
+they are too often wrong (docs/development/models.md).
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ class PolarityDetector(SemanticTunedDetector):
         texts = {(p, a): text for p, a, text in example.arguments()}
         words = DEFAULT_SEGMENTER.content_words(example.response)
         word_scores = [0.0] * len(words)
-        by_argument: dict[tuple[int, int], float] = {}
+        findings: dict[tuple[int, int], dict] = {}
         for c in assessment.checked:
             claim = alignment.claims[int(c)]
             for row in np.flatnonzero(alignment.similarity[:, c] >= STATES):
@@ -70,13 +73,31 @@ class PolarityDetector(SemanticTunedDetector):
                 if not turns:
                     continue
                 score = float(min(1.0, alignment.similarity[row, c]))
-                by_argument[key] = max(by_argument.get(key, 0.0), score)
-                for turn in turns:  # a negation, a stop word, marks the word it negates
-                    span = (claim.start + start + turn.span[0], claim.start + start + turn.span[1])
+                spans = [(claim.start + start + t.span[0], claim.start + start + t.span[1]) for t in turns]
+                for span in spans:  # a negation, a stop word, marks the word it negates
                     for i in marked_words(words, *span, claim.span):
                         word_scores[i] = max(word_scores[i], score)
+                if score > findings.get(key, {}).get("misstated", -1.0):
+                    findings[key] = _finding(key, (claim.start + start, claim.start + end), score, turns, spans)
         units = [(w.start, w.end, score) for w, score in zip(words, word_scores)]
-        errors = {key: by_argument.get(key, 0.0) for key in alignment.arguments}
-        return DetectorResult.from_units(
-            self, example, units, errors, details={details.ALIGNMENT.key: alignment.to_dict()}
-        )
+        errors = {key: findings[key]["misstated"] if key in findings else 0.0 for key in alignment.arguments}
+        kept = {
+            details.ALIGNMENT.key: alignment.to_dict(),
+            details.FINDINGS.key: sorted(findings.values(), key=lambda f: -f["misstated"]),
+        }
+        return DetectorResult.from_units(self, example, units, errors, details=kept)
+
+
+def _finding(key: tuple[int, int], piece: tuple[int, int], score: float, turns, spans) -> dict:
+    """A misstatement as the meaning check writes one (`details.FINDINGS`): here `misstated` is the
+    claim's closeness to the argument it turns, not a probability, and `how` names the turns."""
+    return {
+        "finding": "misstates",
+        "by": PolarityDetector.name,
+        "argument": list(key),
+        "piece": list(piece),
+        "misstated": score,
+        "measure": "closeness",
+        "how": sorted({t.kind for t in turns}),
+        "turning": {"response": [[s, e, 1.0] for s, e in spans], "argument": []},
+    }

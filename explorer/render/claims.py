@@ -32,6 +32,7 @@ from explorer.detectors.ops.assessment import (
 from explorer.evaluation.trust import TrustMetrics
 from explorer.render import markdown
 from explorer.render.claim_figures import FLAG_COLORS, argument_label, claim_label
+from explorer.render.findings import check_title, sureness
 from explorer.render.highlights import score_color
 from explorer.text.words import DEFAULT_SEGMENTER
 
@@ -171,8 +172,9 @@ def misstating_claims(assessment: Assessment, misstated: Sequence[Mapping]) -> d
 
 def _misstatement_notes(example: Example, findings: Sequence[Mapping]) -> list[str]:
     return [
-        f"the meaning check reads it as <b>misstating {html.escape(argument_label(example, *f['argument']))}</b> "
-        f"(P(misstated) {f['misstated']:.2f}): close to that argument, with its meaning turned"
+        f"the {html.escape(check_title(f))} reads it as <b>misstating "
+        f"{html.escape(argument_label(example, *f['argument']))}</b> ({html.escape(sureness(f))}): close to "
+        "that argument, with its meaning turned"
         for f in findings
     ]
 
@@ -188,7 +190,7 @@ def claim_cards_html(
     `detector_scores` maps another detector's title to its claim-level error scores (mean word
     score per claim, `claims.mean_word_scores`); a detector agrees with an unsupported verdict
     when its score reaches `AGREEMENT_CUT`, with a supported one when it stays below. `misstated`
-    are the meaning check's misstatements (`misstating_claims`), noted on the claims they overlap.
+    are the meaning and polarity checks' misstatements (`misstating_claims`), noted on the claims they overlap.
     """
     alignment, settings = assessment.alignment, assessment.settings
     turned = misstating_claims(assessment, misstated)
@@ -318,7 +320,7 @@ def flags_html(example: Example, assessment: Assessment) -> str:
 def claim_verdict_html(assessment: Assessment, misstated: Sequence[Mapping] = ()) -> str:
     """One verdict for the response's claims (supported only when every checked claim is:
     RefChecker's strict rule), with the soft and major rules' figures as details; claims the
-    meaning check reads as misstating an argument (`misstated`) are counted beside it, so "all
+    meaning or polarity check reads as misstating an argument (`misstated`) are counted beside it, so "all
     supported" never stands alone over a turned argument."""
     verdicts = [v for v in assessment.verdicts() if v != FRAMING]
     unsupported = verdicts.count(UNSUPPORTED)
@@ -339,12 +341,13 @@ def claim_verdict_html(assessment: Assessment, misstated: Sequence[Mapping] = ()
         f"{assessment.aggregate('strict')} \u00b7 soft {soft['supported']:.0%} supported \u00b7 major {major}"
     )
     turned = len(misstating_claims(assessment, misstated))
+    checks = ", ".join(dict.fromkeys(check_title(f) for f in misstated))
     if turned:
         red, pink, _ = VERDICT_STYLES[UNSUPPORTED]
         headline_pill = (
             _pill(headline, color, background)
             + " "
-            + _pill(f"{turned} misstate{'s' if turned == 1 else ''} an argument (meaning check)", red, pink)
+            + _pill(f"{turned} misstate{'s' if turned == 1 else ''} an argument ({html.escape(checks)})", red, pink)
         )
     else:
         headline_pill = _pill(headline, color, background)

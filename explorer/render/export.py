@@ -27,6 +27,7 @@ from explorer.data.example import Example
 from explorer.detectors.base import DetectorResult
 from explorer.detectors.details import ALIGNMENT, EVIDENCE
 from explorer.detectors.ops import word_links
+from explorer.detectors.ops.assessment import Assessment
 from explorer.detectors.semantic import assessment_of
 from explorer.evaluation import verdict
 from explorer.evaluation.accounts import account
@@ -173,10 +174,16 @@ def _sentence_map_html(example: Example, result: DetectorResult) -> str:
     )
 
 
-def _claims_section(example: Example, results: Mapping[str, DetectorResult], differ: str = "") -> list[str]:
-    """The claim view as on Inspect, when a result keeps its alignment; else a shown detector's
-    alignment read with the settings it was scored with. `differ`: where it and the verdict differ."""
-    assessment = claim_view_assessment(example, results)
+def _claims_section(
+    example: Example,
+    results: Mapping[str, DetectorResult],
+    assessment: Assessment | None,
+    misstated: Sequence[Mapping],
+    differ: str = "",
+) -> list[str]:
+    """The claim view as on Inspect (`assessment`: `claim_view_assessment`'s), when a result keeps
+    its alignment; else a shown detector's alignment read with the settings it was scored with.
+    `misstated`: the meaning and polarity checks' findings; `differ`: where the claim view and the verdict differ."""
     source = claim_view_choice().detector
     if assessment is None:
         aligned = [r for r in results.values() if ALIGNMENT.of(r) is not None]
@@ -193,14 +200,14 @@ def _claims_section(example: Example, results: Mapping[str, DetectorResult], dif
     return [
         "<h2>Claims</h2>",
         differ,
-        claims.claim_verdict_html(assessment, misstatements_among(results)),
+        claims.claim_verdict_html(assessment, misstated),
         '<div class="columns"><div><h3>Response by claim</h3>',
         claims.response_claims_html(example, assessment),
         "</div><div><h3>Flags</h3>",
         claims.flags_html(example, assessment),
         "</div></div>",
         "<h3>Claim by claim</h3>",
-        claims.claim_cards_html(example, assessment, agreement, misstatements_among(results)),
+        claims.claim_cards_html(example, assessment, agreement, misstated),
     ]
 
 
@@ -233,10 +240,11 @@ def example_fragment(
     judge = results.get(detectors.VERDICT_DETECTOR)
     found = verdict.verdicts(example, judge) if judge is not None else None
     assessment = claim_view_assessment(example, results)
+    misstated = misstatements_among(results)
     read = account(example, found, judge, assessment) if found is not None and assessment is not None else None
     if found is not None:
         parts += ["<h2>Verdict</h2>", verdict_html(example, found, titles[judge.detector], accounts=read)]
-        parts.append(misstatements_html(example, misstatements_among(results)))
+        parts.append(misstatements_html(example, misstated))
         if (evidence := EVIDENCE.of(judge)) is not None:
             parts += [
                 "<h3>What the verdict rests on</h3>",
@@ -251,7 +259,9 @@ def example_fragment(
         parts += ["<h2>Scores</h2>", scores_html(results, verdict.thresholds(results), titles)]
     else:
         parts.append("<p>No detector results.</p>")
-    parts += _claims_section(example, results, accounts_html(example, read, titles[judge.detector]) if read else "")
+    parts += _claims_section(
+        example, results, assessment, misstated, accounts_html(example, read, titles[judge.detector]) if read else ""
+    )
     marks = highlight_marks(found)
     for detector_name, result in results.items():
         response_meaning, argument_meaning = _word_meanings(detector_name)

@@ -1,5 +1,5 @@
-"""HTML for the meaning check's findings, free of Streamlit: a misstated argument beside the words
-that misstate it, the turning words marked on both sides.
+"""HTML for the meaning and polarity checks' findings, free of Streamlit: a misstated argument
+beside the words that misstate it, the turning words marked (on both sides, where the check knows).
 
 Inspect and the exported report show the same card: "Misstates con argument 2", the argument as
 given and the statement as the response puts it, each word that turns the meaning underlined and
@@ -13,7 +13,7 @@ import html
 from collections.abc import Mapping, Sequence
 
 from explorer.data.example import Example
-from explorer.detectors import VERDICT_DETECTOR, details
+from explorer.detectors import VERDICT_DETECTOR, details, spec
 from explorer.detectors.base import DetectorResult
 
 MISSTATES = "misstates"
@@ -21,20 +21,32 @@ _MARK = "background:rgba(239,68,68,{alpha:.2f});text-decoration:underline;text-d
 
 
 def misstatements(result: DetectorResult | None) -> list[Mapping]:
-    """The result's misstated arguments, most likely first (a meaning check's result, or one that
+    """The result's misstated arguments, surest first (a meaning or polarity check's result, or one that
     keeps its findings, such as the stacked detector's)."""
     found = (details.FINDINGS.of(result) if result is not None else None) or []
     return sorted((f for f in found if f["finding"] == MISSTATES), key=lambda f: -f["misstated"])
 
 
 def misstatements_among(results: Mapping[str, DetectorResult]) -> list[Mapping]:
-    """The misstatements of the first of `results` that keeps findings, the verdict's detector
-    first: what the claim view notes beside its own reading."""
+    """The misstatements every result of `results` keeps, one per argument: the verdict's
+    detector's first, then the others' in their order (what the cards and the claim view show)."""
     ordered = sorted(results.items(), key=lambda item: item[0] != VERDICT_DETECTOR)
+    found: dict[tuple[int, ...], Mapping] = {}
     for _, result in ordered:
-        if details.FINDINGS.of(result) is not None:
-            return misstatements(result)
-    return []
+        for finding in misstatements(result):
+            found.setdefault(tuple(finding["argument"]), finding)
+    return list(found.values())
+
+
+def check_title(finding: Mapping) -> str:
+    """The check that found it ("Meaning check (judge)", "Polarity check (tuned matcher)")."""
+    return spec(finding.get("by", "meaning")).title
+
+
+def sureness(finding: Mapping) -> str:
+    """ "P(misstated) 0.91", or "closeness 0.87 · antonym": what the finding's score is, and how it turns."""
+    how = " · " + ", ".join(finding["how"]) if finding.get("how") else ""
+    return f"{finding.get('measure', 'P(misstated)')} {finding['misstated']:.2f}{how}"
 
 
 def argument_name(example: Example, key: Sequence[int]) -> str:
@@ -69,7 +81,7 @@ def misstatement_card(example: Example, finding: Mapping) -> str:
     cell = "flex:1;min-width:14em;padding:0.4em 0.6em;border-radius:0.4em;background:rgba(156,163,175,0.12)"
     return (
         f'<div data-finding="misstates" style="margin:0.4em 0;padding:0.5em 0.7em;border-left:3px solid #991b1b">'
-        f"<div><b>Misstates {name}</b> · P(misstated) {finding['misstated']:.2f} · meaning check</div>"
+        f"<div><b>Misstates {name}</b> · {html.escape(sureness(finding))} · {html.escape(check_title(finding))}</div>"
         f'<div style="display:flex;gap:0.6em;flex-wrap:wrap;margin-top:0.3em">'
         f'<div style="{cell}"><div style="font-size:0.8em;color:#6b7280">The argument</div>'
         f"{marked(argument, turning.get('argument', []))}</div>"

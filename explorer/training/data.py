@@ -14,6 +14,7 @@ import hashlib
 import json
 import random
 import shlex
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -42,6 +43,19 @@ def training_examples(examples: Sequence[Example], splits: Sequence[str]) -> lis
 
 def is_labelled(labels) -> bool:
     return labels.hallucination is not None and labels.coverage_error is not None
+
+
+def read_told(paths: Sequence[Path]) -> tuple[list[Example], int]:
+    """Every example of the files, and how many lines were no example: each named on stderr with
+    its file and line, the good lines kept (a data builder's input)."""
+    examples, errors = [], 0
+    for path in paths:
+        loaded = parse_jsonl(Path(path))
+        for error in loaded.errors:
+            print(f"{path}: {error}", file=sys.stderr)
+        errors += len(loaded.errors)
+        examples += loaded.examples
+    return examples, errors
 
 
 def labelled_train(paths: Sequence[Path]) -> list[Example]:

@@ -38,7 +38,7 @@ from explorer import console
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import JUDGE_TASK
-from explorer.data.perspectrum_claims import load_claims
+from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.written import argument_statements
 from explorer.detectors.ops.judge import ABSENT, LABELS, MISSTATES, STATES, encode_pair, pair_logits
 from explorer.models.encoder import default_model_path, encoder_identity, load_pair_classifier
@@ -52,7 +52,7 @@ from explorer.training.checkpoints import (
     settings_from,
     work_of,
 )
-from explorer.training.data import encoder_lora, roc_auc, save_peft, topic_half, torch_training
+from explorer.training.data import encoder_lora, roc_auc, save_peft, topic_half, torch_training, training_record
 from explorer.training.judge_data import COVERS, Builder, Pair, _share, build, read_pairs
 
 SECOND_DEV = "dev_v3.jsonl"  # beside the first foreign dev set in the shared data folder
@@ -91,9 +91,32 @@ def example_dev_pairs(examples: Sequence[Example], name: str, builder: Builder) 
     return found
 
 
-def perspectrum_dev_pairs(builder: Builder, folder: Path | None = None) -> list[Pair]:
-    pairs = list(builder.cluster_pairs(load_claims(["dev"], folder)))
+def perspectrum_dev_pairs(builder: Builder, claims: Sequence[PerspectrumClaim]) -> list[Pair]:
+    """Perspectrum dev's clusters (`claims`) as paraphrases and absent pieces, with rule-built
+    misstatements of each paraphrase."""
+    pairs = list(builder.cluster_pairs(claims))
     return pairs + [m for p in pairs if p.label == STATES for m in builder.misstatements(p)]
+
+
+def request_pairs(
+    request: TrainingRequest, train_claims: Sequence[PerspectrumClaim], dev_claims: Sequence[PerspectrumClaim]
+) -> tuple[list[Pair], dict[str, list[Pair]]]:
+    """`explorer train`'s pairs: the train examples' and `train_claims`' of the components half;
+    for the dev check, `dev_claims`' and (where they hold every label) the dev examples'."""
+    from explorer.detectors.matching import MatchingDetector
+
+    matching = MatchingDetector()
+    builder = Builder(matching.encoder, request.seed)
+    pairs = [
+        p
+        for p in build(request.train_set, train_claims, matching.encoder, matching, request.seed)
+        if topic_half(p.topic) == "components"
+    ]
+    dev = {"perspectrum dev": perspectrum_dev_pairs(builder, dev_claims)}
+    given = [p for ps in example_dev_pairs(request.dev_set, "dev", builder).values() for p in ps]
+    if {p.label for p in given} >= {STATES, MISSTATES, ABSENT}:
+        dev["dev"] = given
+    return pairs, dev
 
 
 def _auc(pairs: Sequence[Pair], probabilities, positive: int, negative: int, column: int) -> float:
@@ -180,7 +203,7 @@ def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingS
         metric_names=("misstates", "states"),
     )
     record = {
-        "task": "pairs",
+        "task": JUDGE_TASK,
         "model": encoder_identity(path),
         "labels": list(LABELS),
         "train_pairs": {name: len(pool) for name, pool in pools.items()},
@@ -209,25 +232,25 @@ class JudgeTrainer:
     model_help = "none: the judge reads with the packaged all-MiniLM-L6-v2"
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
-        from explorer.detectors.matching import MatchingDetector
-
         if request.model:
             raise TrainingInputError(f"--model does not apply to the judge ({self.model_help})")
+        started = time.monotonic()
         settings = TrainingSettings(seed=request.seed, **request.steps)
-        work = work_of(request)
-        matching = MatchingDetector()
-        builder = Builder(matching.encoder, request.seed)
-        claims = load_claims(["train"])
-        pairs = [
-            p
-            for p in build(request.train_set, claims, matching.encoder, matching, request.seed)
-            if topic_half(p.topic) == "components"
-        ]
-        dev = {"perspectrum dev": perspectrum_dev_pairs(builder)}
-        given = [p for ps in example_dev_pairs(request.dev_set, "dev", builder).values() for p in ps]
-        if {p.label for p in given} >= {STATES, MISSTATES, ABSENT}:
-            dev["dev"] = given
-        return train(pairs, dev, settings, work, log=request.log)
+        pairs, dev = request_pairs(request, load_claims(["train"]), load_claims(["dev"]))
+        model, record = train(pairs, dev, settings, work_of(request), log=request.log)
+        return model, {
+            **training_record(
+                JUDGE_TASK,
+                record.pop("model"),
+                request.train_set,
+                request.dev_set,
+                dev_is_held_out=request.dev_is_held_out,
+                started=started,
+            ),
+            **record,
+            "train_data": ["the train examples' pairs", "perspectrum train's clusters (the components half)"],
+            "dev_data": list(dev),
+        }
 
     def save(self, model: Any, record: Mapping[str, Any], out: Path) -> None:
         save_peft(model, record, out)
@@ -272,7 +295,7 @@ def run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
 
     builder = Builder(tuned_encoder())
     dev = {"dev_v3": [p for ps in dev_pairs(args.dev, builder).values() for p in ps]}
-    dev["perspectrum dev"] = perspectrum_dev_pairs(builder)
+    dev["perspectrum dev"] = perspectrum_dev_pairs(builder, load_claims(["dev"]))
     model, record = train(pairs, dev, settings, args.work, log=log)
     record["train_data"] = [str(p) for p in args.pairs] + ["the components half of the claims"]
     record["dev_data"] = [str(args.dev), "perspectrum dev (explorer.training.judge_data.Builder.cluster_pairs)"]

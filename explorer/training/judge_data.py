@@ -45,12 +45,12 @@ import numpy as np
 
 from explorer.data.distortions import RULES
 from explorer.data.example import Example
-from explorer.data.jsonl import parse_jsonl
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.written import argument_statements
 from explorer.detectors.ops.judge import ABSENT, LABELS, MISSTATES, STATES
 from explorer.files import atomic_writer
 from explorer.text.claims import Span, candidate_spans
+from explorer.training.data import read_told
 
 COVERS = 0.6  # a piece states (misstates) an argument when it holds this share of a statement
 TOUCHES = 0.15  # below this share a piece is absent; between, the pair is left out
@@ -238,13 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     from explorer.detectors.matching import MatchingDetector
 
-    written, errors = [], 0
-    for path in args.written:
-        loaded = parse_jsonl(path)
-        for error in loaded.errors:
-            print(f"{path}: {error}", file=sys.stderr)
-        errors += len(loaded.errors)
-        written += [e for e in loaded.examples if e.split == "train"]
+    read, errors = read_told(args.written)
+    written = [e for e in read if e.split == "train"]
     matching = MatchingDetector()
     pairs = build(written, load_claims(["train"], args.perspectrum), matching.encoder, matching)
     with atomic_writer(args.out) as out:

@@ -49,13 +49,14 @@ import numpy as np
 
 from explorer.data.distortions import RULES
 from explorer.data.example import Example, Labels, Perspective, UncoveredArgument
-from explorer.data.jsonl import parse_jsonl, write_jsonl
+from explorer.data.jsonl import write_jsonl
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.synthetic import ArgumentRef, insert_argument, remove_argument
 from explorer.data.written import argument_statements
 from explorer.detectors.matching import MatchingDetector
 from explorer.detectors.ops.alignment import pair
 from explorer.text.claims import Span
+from explorer.training.data import read_told
 
 PAIRED, EXTRA, MARGIN = 0.45, 0.55, 0.1
 
@@ -215,13 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    examples, errors = [], 0
-    for path in args.data:
-        loaded = parse_jsonl(path)
-        for error in loaded.errors:
-            print(f"{path}: {error}", file=sys.stderr)
-        errors += len(loaded.errors)
-        examples += loaded.examples
+    examples, errors = read_told(args.data)
     made = build(examples, load_claims(["train"], args.perspectrum), MatchingDetector())
     write_jsonl(made, args.out)
     print(f"wrote {len(made)} examples to {args.out}")

@@ -26,6 +26,13 @@ def test_a_reversed_argument_scores_both_errors_and_marks_the_turning_word(detec
     assert result.hallucination > 0.5 and result.per_perspective["pro"] > 0.5 and result.per_perspective["con"] == 0
     assert {reversed_[w.start : w.end] for w in result.response_words if w.score > 0} == {"decrease"}
     assert {(w.perspective, w.argument) for w in result.argument_words if w.score > 0} == {(0, 0)}
+    # The finding the verdict shows as a card: the argument, the piece that turns it, how.
+    [finding] = result.details["findings"]
+    assert finding["argument"] == [0, 0] and finding["how"] == ["antonym"]
+    assert finding["misstated"] == result.hallucination and finding["measure"] == "closeness"
+    assert "decrease voter engagement" in reversed_[slice(*finding["piece"])]
+    assert [reversed_[s:e] for s, e, _ in finding["turning"]["response"]] == ["decrease"]
+    assert clean.details["findings"] == []
 
 
 def test_a_negation_that_restates_an_opposite_is_faithful(detector):

@@ -78,3 +78,20 @@ def test_every_reversal_is_flagged_and_every_faithful_twin_is_cleared(twins, jud
         if all(v.verdict == "unlikely" for v in after.values()):
             missed.append((reversed_.id, how))
     assert not missed and not false_alarms, (missed, false_alarms)
+
+
+def test_the_polarity_checks_new_cards_name_the_turned_argument(twins):
+    """The cards the verdict shows (the polarity check's findings): each card a reversal adds over
+    its faithful twin names the argument turned; five of the fourteen get one (negations, flipped
+    comparisons and quantities; not roles, causes, scope or opposite words outside its list)."""
+    from explorer.detectors.polarity import PolarityDetector
+
+    polarity, named = PolarityDetector(), []
+    for (how, faithful, reversed_), record in zip(twins, RECORDS):
+        before = {tuple(f["argument"]) for f in polarity.score(faithful).details["findings"]}
+        added = {tuple(f["argument"]) for f in polarity.score(reversed_).details["findings"]} - before
+        side, number = record["reversed"]["argument"].split("-")
+        turned = ([p.name for p in faithful.perspectives].index(side), int(number) - 1)
+        assert added <= {turned}, (reversed_.id, how, added)
+        named += [how] * len(added)
+    assert sorted(named) == ["comparative", "comparative", "modality", "negation", "quantity"]

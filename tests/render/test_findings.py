@@ -41,7 +41,22 @@ def test_the_claim_view_counts_and_notes_a_claim_that_misstates_an_argument():
     assessment = assessment_of(SemanticTunedDetector().score(example), example)
     finding = {"argument": [0, 1], "finding": "misstates", "misstated": 0.7, "piece": [0, RESPONSE.index(".")]}
     headline = claims.claim_verdict_html(assessment, [finding])
-    assert "1 misstates an argument (meaning check)" in headline
+    assert "1 misstates an argument (Meaning check (judge))" in headline
     assert "misstates" not in claims.claim_verdict_html(assessment)
     cards = claims.claim_cards_html(example, assessment, None, [finding])
     assert "misstating pro 2</b> (P(misstated) 0.70)" in cards
+
+
+def test_each_argument_gets_one_card_the_first_checks_saying_which_check_and_how():
+    example = Example("x", "q?", (Perspective("pro", ("Another one.", ARGUMENT)),), RESPONSE)
+    piece = [RESPONSE.index("open"), RESPONSE.index(".")]
+    turned = {"finding": "misstates", "argument": [0, 1], "piece": piece, "turning": {"response": []}}
+    polarity = {**turned, "by": "polarity", "misstated": 0.87, "measure": "closeness", "how": ["antonym"]}
+    meaning, other = {**turned, "misstated": 0.95}, {**turned, "argument": [0, 0], "misstated": 0.6}
+    by_polarity = DetectorResult("polarity", 0.87, 0.87, {"pro": 0.87}, (), (), {}, {"findings": [polarity]})
+    assert findings.misstatements_among({"polarity": by_polarity, "meaning": _result(meaning)}) == [polarity]
+    found = findings.misstatements_among({"meaning": _result(other), "polarity": by_polarity})
+    assert found == [other, polarity]
+    cards = findings.misstatements_html(example, found)
+    assert "P(misstated) 0.60 · Meaning check (judge)" in cards
+    assert "closeness 0.87 · antonym · Polarity check (tuned matcher)" in cards
