@@ -9,6 +9,7 @@ for testing, and ambiguous examples have no clear target.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import hashlib
 import json
@@ -43,6 +44,21 @@ def training_examples(examples: Sequence[Example], splits: Sequence[str]) -> lis
 
 def is_labelled(labels) -> bool:
     return labels.hallucination is not None and labels.coverage_error is not None
+
+
+def corpus_builder_parser(prog: str, doc: str, corpora: str) -> argparse.ArgumentParser:
+    """A builder's command line over the built written corpora (`--CORPORA` files), Perspectrum
+    train (`--perspectrum`) and one output of third-party text (`--out`), declared to the guard."""
+    from explorer.cli.guard import Files, declare
+
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0])
+    parser.add_argument(
+        f"--{corpora}", type=Path, nargs="+", required=True, help="built written corpora (explorer.data.written --out)"
+    )
+    parser.add_argument("--out", type=Path, required=True, help="output JSON Lines (third-party text: a cache)")
+    parser.add_argument("--perspectrum", type=Path, help="the Perspectrum folder (default: ../shared/data/perspectrum)")
+    declare(parser, Files(inputs=(corpora, "perspectrum"), output="out", third_party=True))
+    return parser
 
 
 def read_told(paths: Sequence[Path]) -> tuple[list[Example], int]:

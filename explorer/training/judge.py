@@ -24,10 +24,12 @@ Perspectrum dev's clusters). The kept step has the best mean of the two. Resumab
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import random
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,9 +43,10 @@ from explorer.data.labels import JUDGE_TASK
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.written import argument_statements
 from explorer.detectors.ops.judge import ABSENT, LABELS, MISSTATES, STATES, encode_pair, pair_logits
+from explorer.files import atomic_writer
 from explorer.models.encoder import default_model_path, encoder_identity, load_pair_classifier
 from explorer.text.claims import candidate_spans
-from explorer.training import TrainingInputError, TrainingRequest
+from explorer.training import TrainingInputError, TrainingRequest, judge_data
 from explorer.training.checkpoints import (
     add_settings_options,
     foreign_dev,
@@ -98,20 +101,44 @@ def perspectrum_dev_pairs(builder: Builder, claims: Sequence[PerspectrumClaim]) 
     return pairs + [m for p in pairs if p.label == STATES for m in builder.misstatements(p)]
 
 
+def kept_pairs(work: Path, key: str, made: Callable[[], list[Pair]], log) -> list[Pair]:
+    """The training pairs `made` builds, kept in `work` under `key` (what they are built from): a
+    rerun that resumes reads them instead of building them again, most of a full run's first hour."""
+    path = Path(work) / f"pairs-{key[:16]}.jsonl"
+    if path.is_file():
+        log(f"training pairs read from {path}")
+        return read_pairs(path)
+    pairs = made()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(path) as out:
+        for pair in pairs:
+            out.write(json.dumps(pair.to_dict(), ensure_ascii=False) + "\n")
+    return pairs
+
+
 def request_pairs(
-    request: TrainingRequest, train_claims: Sequence[PerspectrumClaim], dev_claims: Sequence[PerspectrumClaim]
+    request: TrainingRequest,
+    train_claims: Sequence[PerspectrumClaim],
+    dev_claims: Sequence[PerspectrumClaim],
+    work: Path,
 ) -> tuple[list[Pair], dict[str, list[Pair]]]:
-    """`explorer train`'s pairs: the train examples' and `train_claims`' of the components half;
-    for the dev check, `dev_claims`' and (where they hold every label) the dev examples'."""
+    """`explorer train`'s pairs: the train examples' and `train_claims`' of the components half
+    (kept in `work`, `kept_pairs`); for the dev check, `dev_claims`' and (where they hold every
+    label) the dev examples'."""
     from explorer.detectors.matching import MatchingDetector
 
     matching = MatchingDetector()
     builder = Builder(matching.encoder, request.seed)
-    pairs = [
-        p
-        for p in build(request.train_set, train_claims, matching.encoder, matching, request.seed)
-        if topic_half(p.topic) == "components"
-    ]
+    source = hashlib.sha256(Path(judge_data.__file__).read_bytes())  # the builder's code, then its inputs
+    for part in [e.content_hash() for e in request.train_set] + [str(c.id) for c in train_claims]:
+        source.update(f"{part}\n".encode())
+    source.update(f"{request.seed} {matching.model_identity()}".encode())
+
+    def made() -> list[Pair]:
+        built = build(request.train_set, train_claims, matching.encoder, matching, request.seed)
+        return [p for p in built if topic_half(p.topic) == "components"]
+
+    pairs = kept_pairs(work, source.hexdigest(), made, request.log)
     dev = {"perspectrum dev": perspectrum_dev_pairs(builder, dev_claims)}
     given = [p for ps in example_dev_pairs(request.dev_set, "dev", builder).values() for p in ps]
     if {p.label for p in given} >= {STATES, MISSTATES, ABSENT}:
@@ -236,8 +263,9 @@ class JudgeTrainer:
             raise TrainingInputError(f"--model does not apply to the judge ({self.model_help})")
         started = time.monotonic()
         settings = TrainingSettings(seed=request.seed, **request.steps)
-        pairs, dev = request_pairs(request, load_claims(["train"]), load_claims(["dev"]))
-        model, record = train(pairs, dev, settings, work_of(request), log=request.log)
+        work = work_of(request)
+        pairs, dev = request_pairs(request, load_claims(["train"]), load_claims(["dev"]), work)
+        model, record = train(pairs, dev, settings, work, log=request.log)
         return model, {
             **training_record(
                 JUDGE_TASK,

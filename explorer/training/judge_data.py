@@ -50,7 +50,7 @@ from explorer.data.written import argument_statements
 from explorer.detectors.ops.judge import ABSENT, LABELS, MISSTATES, STATES
 from explorer.files import atomic_writer
 from explorer.text.claims import Span, candidate_spans
-from explorer.training.data import read_told
+from explorer.training.data import corpus_builder_parser, read_told
 
 COVERS = 0.6  # a piece states (misstates) an argument when it holds this share of a statement
 TOUCHES = 0.15  # below this share a piece is absent; between, the pair is left out
@@ -217,16 +217,7 @@ def read_pairs(path: Path) -> list[Pair]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from explorer.cli.guard import Files, declare
-
-    parser = argparse.ArgumentParser(prog="python -m explorer.training.judge_data", description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--written", type=Path, nargs="+", required=True, help="built written corpora (explorer.data.written --out)"
-    )
-    parser.add_argument("--out", type=Path, required=True, help="output JSON Lines (third-party text: a cache)")
-    parser.add_argument("--perspectrum", type=Path, help="the Perspectrum folder (default: ../shared/data/perspectrum)")
-    declare(parser, Files(inputs=("written", "perspectrum"), output="out", third_party=True))
-    return parser
+    return corpus_builder_parser("python -m explorer.training.judge_data", __doc__, "written")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -43,7 +43,6 @@ import dataclasses
 import random
 import sys
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -56,7 +55,7 @@ from explorer.data.written import argument_statements
 from explorer.detectors.matching import MatchingDetector
 from explorer.detectors.ops.alignment import pair
 from explorer.text.claims import Span
-from explorer.training.data import read_told
+from explorer.training.data import corpus_builder_parser, read_told
 
 PAIRED, EXTRA, MARGIN = 0.45, 0.55, 0.1
 
@@ -195,18 +194,7 @@ def build(written: Sequence[Example], claims: Sequence[PerspectrumClaim], detect
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from explorer.cli.guard import Files, declare
-
-    parser = argparse.ArgumentParser(
-        prog="python -m explorer.training.written_synthetic", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument(
-        "--data", type=Path, nargs="+", required=True, help="built written corpora (explorer.data.written --out)"
-    )
-    parser.add_argument("--out", type=Path, required=True, help="output JSON Lines (third-party text: a cache)")
-    parser.add_argument("--perspectrum", type=Path, help="the Perspectrum folder (default: ../shared/data/perspectrum)")
-    declare(parser, Files(inputs=("data", "perspectrum"), output="out", third_party=True))
-    return parser
+    return corpus_builder_parser("python -m explorer.training.written_synthetic", __doc__, "data")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

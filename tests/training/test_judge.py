@@ -1,6 +1,8 @@
 """The meaning judge's trainer through `explorer train`'s protocol, on a few claims and steps: it
 records what it trained on and was chosen by, and the adapter it saves reads back the same."""
 
+import dataclasses
+
 import pytest
 
 from explorer.data.labels import JUDGE_TASK
@@ -28,6 +30,7 @@ def test_the_trainer_records_its_data_and_its_saved_adapter_scores_as_trained(tm
     )
     trainer = judge.JudgeTrainer()
     model, record = trainer.train(request)
+    [kept] = (tmp_path / "work").glob("pairs-*.jsonl")
     assert record["task"] == JUDGE_TASK and record["dev_is_held_out"] is True
     assert record["train_examples"] == 0 and record["dev_data"] == ["perspectrum dev"]
     assert set(record["train_pairs"]) == {"states", "absent", "written misstates", "rule misstates"}
@@ -42,3 +45,8 @@ def test_the_trainer_records_its_data_and_its_saved_adapter_scores_as_trained(tm
         logits = judge.pair_logits(model.eval(), tokenizer, [judge.encode_pair(tokenizer, argument, text, limit)])
     assert reloaded.shape == (1, len(LABELS))
     assert reloaded == pytest.approx(torch.softmax(logits, -1).numpy(), abs=1e-5)
+
+    # A rerun in the same folder reads the pairs it built (a full build takes most of an hour).
+    lines = []
+    _, again = trainer.train(dataclasses.replace(request, log=lines.append))
+    assert f"training pairs read from {kept}" in lines and again["train_pairs"] == record["train_pairs"]
