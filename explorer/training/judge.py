@@ -60,6 +60,10 @@ from explorer.training.judge_data import COVERS, Builder, Pair, _share, build, r
 
 SECOND_DEV = "dev_v3.jsonl"  # beside the first foreign dev set in the shared data folder
 WRITTEN_MISSTATES = 0.5  # the share of misstates drawn from the team's own distortions
+# The share of states drawn from rule-built restatements of a negation (`explorer.data.restatements`):
+# few (about one states pair in ten), and what the judge v1 read wrong most on faithful answers.
+RESTATED_STATES = 0.25
+RESTATED = "+restated"
 
 
 @dataclass(frozen=True)
@@ -77,12 +81,19 @@ def dev_pairs(path: Path, builder: Builder) -> dict[str, list[Pair]]:
 
 
 def example_dev_pairs(examples: Sequence[Example], name: str, builder: Builder) -> dict[str, list[Pair]]:
-    """`A` answers' argument / piece pairs (states, absent) and the `R` answers' misstatements:
-    pieces holding most of the hallucinated span, against the argument it turns."""
+    """Faithful answers' argument / piece pairs (states, absent: `A` answers, or answers of a set
+    without variants that have no error) and the `R` answers' misstatements: pieces holding most of
+    the hallucinated span, against the argument it turns."""
     found: dict[str, list[Pair]] = {"states": [], "misstates": []}
     for example in examples:
-        variant = example.extra.get("variant")
-        if variant == "A" and "argument_spans" in example.extra:
+        variant, labels = example.extra.get("variant"), example.labels
+        faithful = variant == "A" or (
+            variant is None
+            and labels.hallucination is False
+            and labels.coverage_error is False
+            and not labels.ambiguous
+        )
+        if faithful and "argument_spans" in example.extra:
             found["states"] += builder.answer_pairs(example, argument_statements(example), {}, name)
         elif variant == "R":
             [uncovered] = example.labels.uncovered
@@ -181,7 +192,8 @@ def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingS
     limit = int(base.config.max_position_embeddings)
     model, lora = encoder_lora(base, settings.rank, "SEQ_CLS")
     pools = {
-        "states": [p for p in pairs if p.label == STATES],
+        "states": [p for p in pairs if p.label == STATES and not p.source.endswith(RESTATED)],
+        "restated states": [p for p in pairs if p.label == STATES and p.source.endswith(RESTATED)],
         "absent": [p for p in pairs if p.label == ABSENT],
         "written misstates": [p for p in pairs if p.label == MISSTATES and "+" not in p.source],
         "rule misstates": [p for p in pairs if p.label == MISSTATES and "+" in p.source],
@@ -203,6 +215,8 @@ def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingS
         label = rng.randrange(3)
         if label == MISSTATES:
             pool = "written misstates" if rng.random() < written_share else "rule misstates"
+        elif label == STATES and pools["restated states"] and rng.random() < RESTATED_STATES:
+            pool = "restated states"
         else:
             pool = "states" if label == STATES else "absent"
         return rng.choice(pools[pool])
@@ -299,12 +313,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="the dev file whose A and R answers choose the step (default: npov_foreign/dev_v3.jsonl in the shared "
         "data folder)",
     )
+    parser.add_argument(
+        "--also-dev",
+        type=Path,
+        default=dev,
+        help="a dev file of faithful answers with argument spans whose statements, against --dev's misstatements, "
+        "also choose the step (default: npov_foreign/dev.jsonl in the shared data folder; none: leave it out)",
+    )
     parser.add_argument("--work", type=Path, required=True, help="checkpoint folder; a rerun resumes from it")
     shipped = detectors.weights("meaning").shipped
     add_output_folder(parser, shipped, "judge's adapter")
     parser.add_argument("--threads", type=console.THREADS, default=1, help="torch CPU threads (default 1)")
     add_settings_options(parser, TrainingSettings)
-    declare(parser, Files(inputs=("pairs", "dev"), output="out", folder=True, may_replace=(shipped,), work="work"))
+    declare(
+        parser,
+        Files(inputs=("pairs", "dev", "also_dev"), output="out", folder=True, may_replace=(shipped,), work="work"),
+    )
     return parser
 
 
@@ -322,11 +346,15 @@ def run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
     from explorer.detectors.semantic_tuned import tuned_encoder
 
     builder = Builder(tuned_encoder())
-    dev = {"dev_v3": [p for ps in dev_pairs(args.dev, builder).values() for p in ps]}
+    second = dev_pairs(args.dev, builder)
+    dev = {args.dev.name: [p for ps in second.values() for p in ps]}
+    if args.also_dev:  # its faithful statements against the other set's misstatements
+        dev[args.also_dev.name] = dev_pairs(args.also_dev, builder)["states"] + second["misstates"]
     dev["perspectrum dev"] = perspectrum_dev_pairs(builder, load_claims(["dev"]))
     model, record = train(pairs, dev, settings, args.work, log=log)
     record["train_data"] = [str(p) for p in args.pairs] + ["the components half of the claims"]
-    record["dev_data"] = [str(args.dev), "perspectrum dev (explorer.training.judge_data.Builder.cluster_pairs)"]
+    record["dev_data"] = [str(args.dev)] + ([f"{args.also_dev} (its statements)"] if args.also_dev else [])
+    record["dev_data"].append("perspectrum dev (explorer.training.judge_data.Builder.cluster_pairs)")
     save_run(model, record, "explorer.training.judge", argv, args.out / JUDGE_TASK, log)
     return 0
 

@@ -24,6 +24,10 @@ judges. Sources, all on Perspectrum's train claims:
    other's negation, which is a misstatement, not an absence).
 4. **Rule-built misstatements** (`explorer.data.distortions`) of every *states* pair: the
    statement inside the piece turned, or the argument turned, with the changed words.
+5. **Rule-built restatements** (`explorer.data.restatements`) of every *states* pair whose piece
+   or argument holds a negation another construction says as well ("does not" / "fails to",
+   "would not end" / "would do nothing to end", "X, not Y" / "X rather than Y"): still *states*,
+   so that a negation said another way is not read as a turned argument.
 
 Absent pairs are many and mostly easy; each argument keeps the `HARD` absent pieces the tuned
 matcher finds closest to it (what the detector's shortlist would show the judge) and one more
@@ -46,6 +50,7 @@ import numpy as np
 from explorer.data.distortions import RULES
 from explorer.data.example import Example
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
+from explorer.data.restatements import restatement
 from explorer.data.written import argument_statements
 from explorer.detectors.ops.judge import ABSENT, LABELS, MISSTATES, STATES
 from explorer.files import atomic_writer
@@ -177,6 +182,14 @@ class Builder:
                 distorted.text, pair.text, MISSTATES, f"{pair.source}+{how}", pair.topic, None, distorted.changed
             )
 
+    def restatements(self, pair: Pair) -> Iterator[Pair]:
+        """Rule-built restatements of a states pair's negations: the piece's, then the argument's."""
+        rng = random.Random(f"{self.seed}:restated:{pair.argument}:{pair.text}")
+        if (found := restatement(pair.text, rng)) is not None:
+            yield Pair(pair.argument, found.text, STATES, f"{pair.source}+restated", pair.topic)
+        if (found := restatement(pair.argument, rng)) is not None:
+            yield Pair(found.text, pair.text, STATES, f"{pair.source}+restated", pair.topic)
+
 
 def _changed_in(example: Example, key: tuple[int, int], piece: Span) -> Span | None:
     """The changed words of the argument's distortion, as a span of the piece's text."""
@@ -208,8 +221,9 @@ def build(
             stated = {key: spans for key, spans in found.items() if key not in dropped}
             pairs += builder.answer_pairs(example, stated, {}, "written-1")
     pairs += builder.cluster_pairs(claims)
-    pairs += [m for pair in pairs if pair.label == STATES for m in builder.misstatements(pair)]
-    return pairs
+    stated = [pair for pair in pairs if pair.label == STATES]
+    pairs += [m for pair in stated for m in builder.misstatements(pair)]
+    return pairs + [r for pair in stated for r in builder.restatements(pair)]
 
 
 def read_pairs(path: Path) -> list[Pair]:

@@ -99,3 +99,13 @@ def test_rule_built_misstatements_keep_the_changed_words_and_clusters_are_paraph
         assert m.label == MISSTATES and m.source.startswith("perspectrum+")
         span, text = (m.changed, m.text) if m.changed else (m.changed_in_argument, m.argument)
         assert text[slice(*span)].strip()
+
+
+def test_a_negation_said_another_way_is_still_a_statement(builder):
+    pair = judge_data.Pair("Arming police will not help.", "they say it does not help", STATES, "perspectrum", "t")
+    restated = list(builder.restatements(pair))
+    assert {(p.argument, p.text) for p in restated} == {
+        ("Arming police will not help.", "they say it fails to help"),
+        ("Arming police will do nothing to help.", "they say it does not help"),
+    }
+    assert all(p.label == STATES and p.source == "perspectrum+restated" for p in restated)
