@@ -7,8 +7,8 @@ Inspect shows under the verdict when the check is chosen.
 
 Slices: every file's faithful answers (no error, not ambiguous) and, where the records name a
 `variant` (dev_v3: A faithful, R a distorted argument, N an invention, C a lost point, F both,
-S a shape), each variant. Results go through the result cache: polarity results cached before
-the check kept its findings have none, so measure with a fresh `EXPLORER_CACHE_DIR`.
+S a shape), each variant. Results go through the result cache (one cached before the check kept
+its findings is scored again: `explorer.detectors.base.Detector.kept`).
 """
 
 from __future__ import annotations

@@ -227,6 +227,10 @@ class Detector(abc.ABC):
     version: ClassVar[str]
     # Cheap detectors are recomputed rather than read back from disk.
     cache_results: ClassVar[bool] = True
+    # The `details` keys every result holds: a cached result without one was written before the
+    # detector kept it (an addition that leaves the scores, so `version`, as they were) and is
+    # scored again.
+    kept: ClassVar[tuple[str, ...]] = ()
 
     @abc.abstractmethod
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:

@@ -96,6 +96,7 @@ class MeaningDetector(Detector):
     name = "meaning"
     title = "Meaning check (judge)"
     version = "1"
+    kept = (details.FINDINGS.key,)
     remembered = 256
 
     def __init__(

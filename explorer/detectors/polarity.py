@@ -56,6 +56,7 @@ class PolarityDetector(SemanticTunedDetector):
     name = "polarity"
     title = "Polarity check (tuned matcher)"
     version = "1"
+    kept = (details.FINDINGS.key,)
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
         assessment = self.assess(example)

@@ -141,6 +141,8 @@ class ResultCache:
             problem = (
                 f"a result of {result.detector!r}" if result.detector != detector.name else result.problem(example)
             )
+            if problem is None and (missing := [k for k in detector.kept if k not in result.details]):
+                problem = f"written before the detector kept its {', '.join(missing)}"
             if problem is None:
                 return result
         self._bad_entry(path, problem)

@@ -220,3 +220,27 @@ def test_a_full_cache_leaves_no_temporary_file(tmp_path, record):
     assert [json.loads(line)["id"] for line in stdout.splitlines()] == ["r1", "r2"]
     assert stderr.count("cannot write to the result cache") == 1 and "File too large" in stderr
     assert [p for p in cache.rglob("*") if p.is_file()] == []
+
+
+class KeepingRouge(CountingRouge):
+    """Counting ROUGE whose results keep a detail, as the polarity check's keep their findings."""
+
+    name = "keeping-rouge"
+    kept = ("findings",)
+
+    def score(self, example, progress=None):
+        result = super().score(example)
+        return DetectorResult.from_dict({**result.to_dict(), "details": {"findings": []}})
+
+
+def test_a_result_cached_before_its_detector_kept_a_detail_is_scored_again(tmp_path, sugar_example):
+    cache = ResultCache(tmp_path, seeds=[])
+    detector = KeepingRouge()
+    score_example(sugar_example, [detector], cache)
+    (entry,) = (tmp_path / "results").rglob("*.json")
+    record = json.loads(entry.read_text(encoding="utf-8"))
+    entry.write_text(json.dumps({**record, "details": {}}), encoding="utf-8")  # as the code before wrote it
+    assert cache.get(detector, sugar_example) is None
+    again = score_example(sugar_example, [detector], cache)
+    assert detector.calls == 2 and again.results["keeping-rouge"].details == {"findings": []}
+    assert cache.get(detector, sugar_example) is not None
