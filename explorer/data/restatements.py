@@ -47,93 +47,66 @@ def _cased(word: str, like: str) -> str:
     return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
-def _substitute(text: str, pattern: str, make: Callable[[re.Match], str], how: str) -> Restatement | None:
-    found = re.search(pattern, text, flags=re.IGNORECASE)
-    if found is None:
-        return None
-    new = make(found)
-    new = _cased(new, found.group()) if found.start() == 0 else new
-    return Restatement(
-        text[: found.start()] + new + text[found.end() :], (found.start(), found.start() + len(new)), how
-    )
+@dataclass(frozen=True)
+class Rule:
+    """One restatement: the first match of `pattern` (any case) replaced by `make(match)`."""
+
+    pattern: str
+    make: Callable[[re.Match], str]
+    how: str
+
+    def __call__(self, text: str) -> Restatement | None:
+        found = re.search(self.pattern, text, flags=re.IGNORECASE)
+        if found is None:
+            return None
+        new = self.make(found)
+        new = _cased(new, found.group()) if found.start() == 0 else new
+        start = found.start()
+        return Restatement(text[:start] + new + text[found.end() :], (start, start + len(new)), self.how)
 
 
-def do_not_as_fail(text: str) -> Restatement | None:
-    return _substitute(
-        text,
-        r"\b(does|do|did) not (\w+)|\b(doesn't|don't|didn't) (\w+)",
-        lambda m: f"{_DO[(m.group(1) or m.group(3)).lower()]} to {m.group(2) or m.group(4)}",
-        "do not / fail to",
-    )
+def _modal_nothing(m: re.Match) -> str:
+    modal = m.group(1) or _MODAL[m.group(3).lower()]
+    return f"{modal.lower()} do nothing to {m.group(2) or m.group(4)}"
 
 
-def fail_as_do_not(text: str) -> Restatement | None:
-    return _substitute(
-        text,
-        r"\b(fails|fail|failed) to (\w+)",
-        lambda m: f"{_FAIL[m.group(1).lower()]} {m.group(2)}",
-        "fail to / do not",
-    )
+do_not_as_fail = Rule(
+    r"\b(does|do|did) not (\w+)|\b(doesn't|don't|didn't) (\w+)",
+    lambda m: f"{_DO[(m.group(1) or m.group(3)).lower()]} to {m.group(2) or m.group(4)}",
+    "do not / fail to",
+)
+fail_as_do_not = Rule(
+    r"\b(fails|fail|failed) to (\w+)", lambda m: f"{_FAIL[m.group(1).lower()]} {m.group(2)}", "fail to / do not"
+)
+not_as_nothing = Rule(
+    rf"\b(would|will|could|can) not ({_SOUGHT})\b|\b(won't|wouldn't|can't|cannot|couldn't) ({_SOUGHT})\b",
+    _modal_nothing,
+    "not / do nothing to",
+)
+nothing_as_not = Rule(
+    rf"\b(would|will|could|can) do nothing to ({_SOUGHT})\b",
+    lambda m: f"{m.group(1).lower()} not {m.group(2)}",
+    "do nothing to / not",
+)
+not_as_rather = Rule(r", not (?=\w)", lambda m: " rather than ", "X, not Y / X rather than Y")
+rather_as_not = Rule(r" rather than (?=\w)", lambda m: ", not ", "X rather than Y / X, not Y")
+not_linked_as_no_link = Rule(
+    r"\b(is|are) not (associated with|linked to|linked with|tied to|connected to|connected with)",
+    lambda m: f"{'has' if m.group(1).lower() == 'is' else 'have'} no link to",
+    "not linked / no link",
+)
+inconsistent_as_not_square = Rule(
+    r"\b(is|are) inconsistent with\b",
+    lambda m: f"{'does' if m.group(1).lower() == 'is' else 'do'} not square with",
+    "inconsistent / does not square",
+)
+not_square_as_inconsistent = Rule(
+    r"\b(?:(does|do) not|(doesn't|don't)) square with\b",
+    lambda m: f"{'is' if (m.group(1) or m.group(2)).lower().startswith('does') else 'are'} inconsistent with",
+    "does not square / inconsistent",
+)
 
-
-def not_as_nothing(text: str) -> Restatement | None:
-    def made(m: re.Match) -> str:
-        modal = m.group(1) or _MODAL[m.group(3).lower()]
-        return f"{modal.lower()} do nothing to {m.group(2) or m.group(4)}"
-
-    return _substitute(
-        text,
-        rf"\b(would|will|could|can) not ({_SOUGHT})\b|\b(won't|wouldn't|can't|cannot|couldn't) ({_SOUGHT})\b",
-        made,
-        "not / do nothing to",
-    )
-
-
-def nothing_as_not(text: str) -> Restatement | None:
-    return _substitute(
-        text,
-        rf"\b(would|will|could|can) do nothing to ({_SOUGHT})\b",
-        lambda m: f"{m.group(1).lower()} not {m.group(2)}",
-        "do nothing to / not",
-    )
-
-
-def not_as_rather(text: str) -> Restatement | None:
-    return _substitute(text, r", not (?=\w)", lambda m: " rather than ", "X, not Y / X rather than Y")
-
-
-def rather_as_not(text: str) -> Restatement | None:
-    return _substitute(text, r" rather than (?=\w)", lambda m: ", not ", "X rather than Y / X, not Y")
-
-
-def not_linked_as_no_link(text: str) -> Restatement | None:
-    return _substitute(
-        text,
-        r"\b(is|are) not (associated with|linked to|linked with|tied to|connected to|connected with)",
-        lambda m: f"{'has' if m.group(1).lower() == 'is' else 'have'} no link to",
-        "not linked / no link",
-    )
-
-
-def inconsistent_as_not_square(text: str) -> Restatement | None:
-    return _substitute(
-        text,
-        r"\b(is|are) inconsistent with\b",
-        lambda m: f"{'does' if m.group(1).lower() == 'is' else 'do'} not square with",
-        "inconsistent / does not square",
-    )
-
-
-def not_square_as_inconsistent(text: str) -> Restatement | None:
-    return _substitute(
-        text,
-        r"\b(?:(does|do) not|(doesn't|don't)) square with\b",
-        lambda m: f"{'is' if (m.group(1) or m.group(2)).lower().startswith('does') else 'are'} inconsistent with",
-        "does not square / inconsistent",
-    )
-
-
-RULES: tuple[Callable[[str], Restatement | None], ...] = (
+RULES: tuple[Rule, ...] = (
     do_not_as_fail,
     fail_as_do_not,
     not_as_nothing,

@@ -31,7 +31,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(
-    ("rule", "text", "said"), CASES, ids=[f"{rule.__name__}-{n}" for n, (rule, _, _) in enumerate(CASES)]
+    ("rule", "text", "said"), CASES, ids=[f"{rule.how}-{n}" for n, (rule, _, _) in enumerate(CASES)]
 )
 def test_each_rule_says_the_negation_another_way_and_names_the_words_it_changed(rule, text, said):
     found = rule(text)
