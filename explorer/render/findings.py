@@ -21,8 +21,8 @@ _MARK = "background:rgba(239,68,68,{alpha:.2f});text-decoration:underline;text-d
 
 
 def misstatements(result: DetectorResult | None) -> list[Mapping]:
-    """The result's misstated arguments, surest first (a meaning or polarity check's result, or one that
-    keeps its findings, such as the stacked detector's)."""
+    """The result's misstated arguments, surest first (a meaning or polarity check's result; any
+    other keeps no findings)."""
     found = (details.FINDINGS.of(result) if result is not None else None) or []
     return sorted((f for f in found if f["finding"] == MISSTATES), key=lambda f: -f["misstated"])
 
