@@ -60,10 +60,6 @@ from explorer.training.judge_data import COVERS, Builder, Pair, _share, build, r
 
 SECOND_DEV = "dev_v3.jsonl"  # beside the first foreign dev set in the shared data folder
 WRITTEN_MISSTATES = 0.5  # the share of misstates drawn from the team's own distortions
-# The share of states drawn from rule-built restatements of a negation (`explorer.data.restatements`):
-# few (about one states pair in ten), and what the judge v1 read wrong most on faithful answers.
-RESTATED_STATES = 0.25
-RESTATED = "+restated"
 
 
 @dataclass(frozen=True)
@@ -192,8 +188,7 @@ def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingS
     limit = int(base.config.max_position_embeddings)
     model, lora = encoder_lora(base, settings.rank, "SEQ_CLS")
     pools = {
-        "states": [p for p in pairs if p.label == STATES and not p.source.endswith(RESTATED)],
-        "restated states": [p for p in pairs if p.label == STATES and p.source.endswith(RESTATED)],
+        "states": [p for p in pairs if p.label == STATES],
         "absent": [p for p in pairs if p.label == ABSENT],
         "written misstates": [p for p in pairs if p.label == MISSTATES and "+" not in p.source],
         "rule misstates": [p for p in pairs if p.label == MISSTATES and "+" in p.source],
@@ -215,8 +210,6 @@ def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingS
         label = rng.randrange(3)
         if label == MISSTATES:
             pool = "written misstates" if rng.random() < written_share else "rule misstates"
-        elif label == STATES and pools["restated states"] and rng.random() < RESTATED_STATES:
-            pool = "restated states"
         else:
             pool = "states" if label == STATES else "absent"
         return rng.choice(pools[pool])
