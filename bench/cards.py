@@ -22,14 +22,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer import detectors  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
+from explorer.data.labels import is_error_free  # noqa: E402
 from explorer.render.findings import misstatements  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 from explorer.scoring.runner import all_results  # noqa: E402
 
 
 def slices(example) -> list[str]:
-    labels = example.labels
-    found = ["faithful"] if labels.hallucination is False and labels.coverage_error is False else []
+    found = ["faithful"] if is_error_free(example.labels) else []
     variant = example.extra.get("variant")
     return found + ([f"variant {variant}"] if variant else [])
 

@@ -341,9 +341,9 @@ def claim_verdict_html(assessment: Assessment, misstated: Sequence[Mapping] = ()
         f"{assessment.aggregate('strict')} \u00b7 soft {soft['supported']:.0%} supported \u00b7 major {major}"
     )
     turned = len(misstating_claims(assessment, misstated))
-    checks = ", ".join(dict.fromkeys(check_title(f) for f in misstated))
     if turned:
         red, pink, _ = VERDICT_STYLES[UNSUPPORTED]
+        checks = ", ".join(dict.fromkeys(check_title(f) for f in misstated))
         headline_pill = (
             _pill(headline, color, background)
             + " "

@@ -13,10 +13,11 @@ wrote and half from the rule-built ones (`explorer.training.judge_data`): the wr
 few and natural, the rule-built many and sometimes clumsy.
 
 Chosen on pairs of three dev sets that no step trains on (selection only), each a worst case:
-`misstates` is the lower of two ROC AUCs of P(misstates) for misstated against faithful
-statements (the arguments `dev_v3.jsonl`'s `R` answers turn, against its `A` answers'
-statements; rule-built misstatements of Perspectrum dev's clusters, against their paraphrases),
-`states` the lower of two of P(states) for statements against absent pieces (the `A` answers;
+`misstates` is the lowest ROC AUC of P(misstates) for misstated against faithful statements (the
+arguments `dev_v3.jsonl`'s `R` answers turn, against its `A` answers' statements; the same
+misstatements against the statements of `dev.jsonl`'s faithful answers, `--also-dev`; rule-built
+misstatements of Perspectrum dev's clusters, against their paraphrases), `states` the lowest of
+P(states) for statements against absent pieces (the `A` answers; `dev.jsonl`'s faithful answers;
 Perspectrum dev's clusters). The kept step has the best mean of the two. Resumable from `--work`
 (`explorer.training.checkpoints`); one torch thread by default; progress and an ETA are printed.
 """
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import random
 import sys
 import time
@@ -39,11 +39,10 @@ import torch
 from explorer import console
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
-from explorer.data.labels import JUDGE_TASK
+from explorer.data.labels import JUDGE_TASK, is_error_free
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.written import argument_statements
 from explorer.detectors.ops.judge import ABSENT, LABELS, MISSTATES, STATES, encode_pair, pair_logits
-from explorer.files import atomic_writer
 from explorer.models.encoder import default_model_path, encoder_identity, load_pair_classifier
 from explorer.text.claims import candidate_spans
 from explorer.training import TrainingInputError, TrainingRequest, judge_data
@@ -56,7 +55,7 @@ from explorer.training.checkpoints import (
     work_of,
 )
 from explorer.training.data import encoder_lora, roc_auc, save_peft, topic_half, torch_training, training_record
-from explorer.training.judge_data import COVERS, Builder, Pair, _share, build, read_pairs
+from explorer.training.judge_data import COVERS, Builder, Pair, _share, build, read_pairs, write_pairs
 
 SECOND_DEV = "dev_v3.jsonl"  # beside the first foreign dev set in the shared data folder
 WRITTEN_MISSTATES = 0.5  # the share of misstates drawn from the team's own distortions
@@ -82,13 +81,8 @@ def example_dev_pairs(examples: Sequence[Example], name: str, builder: Builder) 
     the hallucinated span, against the argument it turns."""
     found: dict[str, list[Pair]] = {"states": [], "misstates": []}
     for example in examples:
-        variant, labels = example.extra.get("variant"), example.labels
-        faithful = variant == "A" or (
-            variant is None
-            and labels.hallucination is False
-            and labels.coverage_error is False
-            and not labels.ambiguous
-        )
+        variant = example.extra.get("variant")
+        faithful = variant == "A" or (variant is None and is_error_free(example.labels))
         if faithful and "argument_spans" in example.extra:
             found["states"] += builder.answer_pairs(example, argument_statements(example), {}, name)
         elif variant == "R":
@@ -117,9 +111,7 @@ def kept_pairs(work: Path, key: str, made: Callable[[], list[Pair]], log) -> lis
         return read_pairs(path)
     pairs = made()
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_writer(path) as out:
-        for pair in pairs:
-            out.write(json.dumps(pair.to_dict(), ensure_ascii=False) + "\n")
+    write_pairs(pairs, path)
     return pairs
 
 

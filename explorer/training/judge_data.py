@@ -230,6 +230,13 @@ def read_pairs(path: Path) -> list[Pair]:
     return [Pair.from_dict(json.loads(line)) for line in Path(path).read_text("utf-8").splitlines() if line.strip()]
 
 
+def write_pairs(pairs: Sequence[Pair], path: Path) -> None:
+    """`pairs` as JSON Lines at `path`, written whole or not at all (`read_pairs` reads them)."""
+    with atomic_writer(path) as out:
+        for pair in pairs:
+            out.write(json.dumps(pair.to_dict(), ensure_ascii=False) + "\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     return corpus_builder_parser("python -m explorer.training.judge_data", __doc__, "written")
 
@@ -247,9 +254,7 @@ def run(args: argparse.Namespace) -> int:
     written = [e for e in read if e.split == "train"]
     matching = MatchingDetector()
     pairs = build(written, load_claims(["train"], args.perspectrum), matching.encoder, matching)
-    with atomic_writer(args.out) as out:
-        for pair in pairs:
-            out.write(json.dumps(pair.to_dict(), ensure_ascii=False) + "\n")
+    write_pairs(pairs, args.out)
     counts = {name: sum(p.label == i for p in pairs) for i, name in enumerate(LABELS)}
     print(f"wrote {len(pairs)} pairs to {args.out}: {counts}")
     return 1 if errors else 0
