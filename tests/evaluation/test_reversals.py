@@ -81,9 +81,10 @@ def test_every_reversal_is_flagged_and_every_faithful_twin_is_cleared(twins, jud
 
 
 def test_the_polarity_checks_new_cards_name_the_turned_argument(twins):
-    """The cards the verdict shows (the polarity check's findings): each card a reversal adds over
-    its faithful twin names the argument turned; five of the fourteen get one (negations, flipped
-    comparisons and quantities; not roles, causes, scope or opposite words outside its list)."""
+    """The polarity check's cards (under the verdict when the check is chosen): each card a
+    reversal adds over its faithful twin names the argument turned; five of the fourteen get one
+    (negations, flipped comparisons and quantities; not roles, causes, scope or opposite words
+    outside its list)."""
     from explorer.detectors.polarity import PolarityDetector
 
     polarity, named = PolarityDetector(), []

@@ -39,8 +39,9 @@ def test_the_trainer_records_its_data_and_its_saved_adapter_scores_as_trained(tm
     trainer.save(model, record, tmp_path / "out")
 
     argument, text = train_claims[0].clusters[0].members[0][1], "Nothing in this sentence is about it."
-    reloaded = Judge(tmp_path / "out").probabilities([(argument, text)])
-    tokenizer, limit = Judge(tmp_path / "out").tokenizer, int(model.config.max_position_embeddings)
+    saved = Judge(tmp_path / "out")
+    reloaded = saved.probabilities([(argument, text)])
+    tokenizer, limit = saved.tokenizer, int(model.config.max_position_embeddings)
     with torch.no_grad():
         logits = judge.pair_logits(model.eval(), tokenizer, [judge.encode_pair(tokenizer, argument, text, limit)])
     assert reloaded.shape == (1, len(LABELS))
