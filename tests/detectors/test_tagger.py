@@ -195,7 +195,7 @@ def test_a_few_steps_train_save_reload_and_score_identically(tmp_path, monkeypat
     tokenizer = load_token_classifier(default_model_path())[0]
     with torch.no_grad():
         [direct] = token_probabilities(model.eval(), tokenizer, [window])
-    np.testing.assert_allclose(reloaded, direct, atol=1e-6)
+    np.testing.assert_allclose(reloaded, direct, atol=1e-5)  # the detector merges the adapter: float rounding
     assert record["kept_step"] == 3 and [step for step, _ in record["loss"]] == [1, 2, 3]
 
 

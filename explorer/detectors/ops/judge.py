@@ -64,7 +64,8 @@ class Judge:
         self.model_path = Path(model_path) if model_path else default_model_path()
         self.tokenizer, base = load_pair_classifier(self.model_path, len(LABELS))
         self.limit = int(base.config.max_position_embeddings)
-        self.model = PeftModel.from_pretrained(base, adapter_dir).eval()
+        # Merged into the weights, as the tagger's: no LoRA products at each call (float rounding only).
+        self.model = PeftModel.from_pretrained(base, adapter_dir).merge_and_unload().eval()
         self.identity = encoder_identity(self.model_path)
         self.digest = folder_digest(Path(adapter_dir))
         self.batch_size = batch_size
