@@ -17,6 +17,7 @@ from explorer.detectors.semantic import assessment_of
 from explorer.detectors.stacked import (
     ALIGNMENT,
     ARGUMENT_WORDS,
+    COMPONENTS,
     FEATURES,
     OPTIONAL,
     RESPONSE_WORDS,
@@ -94,6 +95,21 @@ def test_a_dropped_argument_raises_coverage_and_words_come_from_the_named_compon
         == assessment_of(components[ALIGNMENT], dropped).alignment.claims
     )
     assert partial.hallucination == p_error(detector.models["hallucination"], feature_row(components))
+
+
+def test_the_verdict_runs_only_the_components_it_reads_and_scores_as_with_all_of_them(detector, monkeypatch):
+    example = make_example(
+        "Sugar taxes cut consumption, and critics say nothing else matters.",
+        ("pro", ["Sugar taxes cut consumption."]),
+        ("con", ["They hurt poor families."]),
+    )
+    every = {name: c.score(example) for name, c in detector.components.items()}
+    heads = {feature.split()[0] for head in detector.models.values() for feature in head.features}
+    assert heads <= set(detector.read) and set(detector.read) < set(COMPONENTS)
+    unread = [name for name in COMPONENTS if name not in detector.read]
+    for name in unread:  # a component the verdict does not read is never asked to score
+        monkeypatch.setattr(detector.components[name], "score", lambda *_, name=name: pytest.fail(f"{name} was run"))
+    assert detector.score(example) == detector.combine(example, every)
 
 
 def _a_few_of_each(examples, count):
