@@ -174,12 +174,14 @@ def run_parser(
     *,
     also_shipped: Sequence[Path] = (),
     model_help: str | None = None,
+    also_dev: str | None = None,
 ) -> argparse.ArgumentParser:
     """The command line of `python -m module`, a run chosen on dev (`--data`, `--dev`, `--work`,
     `--out` or `--ship`, `--threads`, `--model` with `model_help`), with one option per field of
     the settings dataclass, defaulting to its default; its files declared to the guard
     (`explorer.cli.guard`). `--ship` writes into `shipped`; `--out` may name it or `also_shipped`
-    (other detectors' weights the same trainer makes), no other folder of the repository."""
+    (other detectors' weights the same trainer makes), no other folder of the repository. With
+    `also_dev` (its help), `--also-dev` names more dev files the step is chosen on."""
     from explorer.cli.guard import Files, add_output_folder, declare
 
     dev = foreign_dev()
@@ -197,8 +199,10 @@ def run_parser(
     parser.add_argument("--threads", type=console.THREADS, default=1, help="torch CPU threads (default 1)")
     if model_help:
         parser.add_argument("--model", help=model_help)
+    if also_dev:
+        parser.add_argument("--also-dev", type=Path, nargs="*", default=[], help=also_dev)
     add_settings_options(parser, settings_type)
-    inputs = ("data", "dev", "model") if model_help else ("data", "dev")
+    inputs = ("data", "dev") + (("model",) if model_help else ()) + (("also_dev",) if also_dev else ())
     declare(parser, Files(inputs=inputs, output="out", folder=True, may_replace=(shipped, *also_shipped), work="work"))
     return parser
 

@@ -17,9 +17,12 @@ answer that states a side's arguments in another order than the input's as less 
 on the foreign dev set (tagger .795 / .844 against .819 / .836 ROC AUC), so neither was
 replaced; both taggers read both orders when they score instead (`explorer.detectors.tagger`).
 
-Chosen on the dev file (`--dev`, default the foreign NPOV dev set: selection only, no gradient
-step ever reads it): every `--eval-every` steps the mean of the hallucination and coverage
-example-level ROC AUCs is measured and the best step's adapter kept. The run is resumable: the
+Chosen on the dev files (`--dev`, default the foreign NPOV dev set, and `--also-dev`: selection
+only, no gradient step ever reads them): every `--eval-every` steps, per error type, the mean
+over the files of each file's worst slice ROC AUC (`dev_aucs`, the stacked heads' rule), and the
+step with the best mean of the two error types is kept. Chosen by the pooled ROC AUC instead, a
+run on both recipes kept a step the stacked heads did not keep, where an earlier one was kept
+(docs/development/experiments.md, "the tagger on both recipes"). The run is resumable: the
 adapter, the optimizer and the step are saved in `--work` at every evaluation, and a rerun with
 the same `--work` continues from there (`explorer.training.checkpoints`). One torch thread by
 default; progress and an ETA are printed.
@@ -69,6 +72,7 @@ from explorer.training.data import (
     torch_training,
     training_record,
 )
+from explorer.training.stacked import selection_slices, worst_slices
 
 
 @dataclass(frozen=True)
@@ -101,18 +105,30 @@ def token_tags(example: Example, window: Window) -> list[int]:
     return tags
 
 
-def dev_aucs(model, tokenizer, examples: Sequence[Example], limit: int) -> dict[str, float]:
-    """Example-level ROC AUC per error type with the detector's own aggregation, on `model`."""
-    results = []
-    for example in examples:
-        inputs = windows(tokenizer, example, limit)
-        scored = scored_windows(model, tokenizer, inputs, max(len(inputs), 1))  # one batch, as before
-        results.append(result_from_words(TaggerDetector.name, {}, example, *word_scores(example, scored)))
+def dev_aucs(model, tokenizer, dev_sets: Mapping[str, Sequence[Example]], limit: int) -> dict[str, float]:
+    """Per error type, with the detector's own aggregation on `model`: the mean over the dev sets
+    of each set's worst slice ROC AUC (`explorer.training.stacked.worst_slices`, the rule the
+    stacked heads are chosen by: a step counts only if it holds on each set's worst slice); a set
+    without slices of both classes counts by its ROC AUC over all its examples."""
     aucs = {}
+    scored_sets = {name: [_result(model, tokenizer, e, limit) for e in examples] for name, examples in dev_sets.items()}
     for error_type in ERROR_TYPES:
-        pairs = dev_targets(examples, error_type)
-        aucs[error_type] = roc_auc([t for _, t in pairs], [results[i].score(error_type) for i, _ in pairs])
+        per_set = []
+        for name, examples in dev_sets.items():
+            scores = {e.id: r.score(error_type) for e, r in zip(examples, scored_sets[name])}
+            worst = worst_slices({name: selection_slices(examples, error_type)}, scores)[0]
+            if worst is None:
+                pairs = dev_targets(examples, error_type)
+                worst = roc_auc([t for _, t in pairs], [scores[examples[i].id] for i, _ in pairs])
+            per_set.append(worst)
+        aucs[error_type] = float(sum(per_set) / len(per_set))
     return aucs
+
+
+def _result(model, tokenizer, example: Example, limit: int):
+    inputs = windows(tokenizer, example, limit)
+    scored = scored_windows(model, tokenizer, inputs, max(len(inputs), 1))  # one batch, as before
+    return result_from_words(TaggerDetector.name, {}, example, *word_scores(example, scored))
 
 
 def _batches(items: list[tuple[Window, list[int]]], size: int, rng: random.Random) -> list[list[int]]:
@@ -136,7 +152,7 @@ def _loss(model, tokenizer, batch: list[tuple[Window, list[int]]]) -> torch.Tens
 
 def train(
     train_set: Sequence[Example],
-    dev_set: Sequence[Example],
+    dev_sets: Mapping[str, Sequence[Example]],
     settings: TrainingSettings,
     work: Path,
     *,
@@ -175,7 +191,7 @@ def train(
         scheduler,
         settings=settings,
         step_loss=step_loss,
-        evaluate=lambda: dev_aucs(model, tokenizer, dev_set, limit),
+        evaluate=lambda: dev_aucs(model, tokenizer, dev_sets, limit),
         started=started,
         log=log,
         log_every=10,
@@ -184,7 +200,7 @@ def train(
         TASK,
         encoder_identity(path),
         train_set,
-        dev_set,
+        [e for examples in dev_sets.values() for e in examples],
         dev_is_held_out=True,
         started=time.monotonic() - state["seconds"],
         dev_roc_auc=state["aucs"],
@@ -210,7 +226,7 @@ class TaggerTrainer:
         if request.model:
             raise TrainingInputError(f"--model does not apply to the tagger ({self.model_help})")
         settings = self.settings(seed=request.seed, **request.steps)
-        return train(request.train_set, request.dev_set, settings, work_of(request), log=request.log)
+        return train(request.train_set, {"dev": request.dev_set}, settings, work_of(request), log=request.log)
 
     def save(self, model: Any, record: Mapping[str, Any], out: Path) -> None:
         save_peft(model, record, out)
@@ -223,6 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
         TrainingSettings,
         detectors.weights("tagger").shipped,
         also_shipped=[detectors.weights("tagger_coverage").shipped],  # the same tagger, other data
+        also_dev="more dev files the step must hold on (the mean over files of each file's worst slice)",
     )
     parser.add_argument(
         "--part",
@@ -241,12 +258,15 @@ def run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
     settings = parsed_settings(args, TrainingSettings)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     train_set = [e for e in labelled_train(args.data) if args.part == "all" or claim_half(e) == args.part]
-    dev_set = [e for e in parse_jsonl(args.dev).examples if e.labels.hallucination is not None]
-    model, record = train(train_set, dev_set, settings, args.work, log=log)
+    dev_sets = {
+        path.name: [e for e in parse_jsonl(path).examples if e.labels.hallucination is not None]
+        for path in [args.dev, *args.also_dev]
+    }
+    model, record = train(train_set, dev_sets, settings, args.work, log=log)
     record["train_data"] = [str(p) for p in args.data] + (
         [f"the {args.part} half of the claims"] if args.part != "all" else []
     )
-    record["dev_data"] = str(args.dev)
+    record["dev_data"] = [str(path) for path in [args.dev, *args.also_dev]]
     save_run(model, record, "explorer.training.tagger", argv, args.out / TASK, log)
     return 0
 

@@ -188,7 +188,7 @@ def test_a_few_steps_train_save_reload_and_score_identically(tmp_path, monkeypat
         ),
     ]
     settings = training.TrainingSettings(steps=3, batch_size=2, eval_every=3, rank=2)
-    model, record = training.train(examples, examples, settings, tmp_path / "work", log=lambda _: None)
+    model, record = training.train(examples, {"dev": examples}, settings, tmp_path / "work", log=lambda _: None)
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))  # the user's weights come first
     save_peft(model, record, detectors.weights("tagger").user_dir(record["model"], TASK))
     [(window, reloaded)] = TaggerDetector().probabilities(examples[1])
@@ -197,6 +197,31 @@ def test_a_few_steps_train_save_reload_and_score_identically(tmp_path, monkeypat
         [direct] = token_probabilities(model.eval(), tokenizer, [window])
     np.testing.assert_allclose(reloaded, direct, atol=1e-5)  # the detector merges the adapter: float rounding
     assert record["kept_step"] == 3 and [step for step, _ in record["loss"]] == [1, 2, 3]
+
+
+def test_a_step_is_chosen_by_each_dev_files_worst_slice():
+    """Two dev files (the sample's dev split, by topic): each error type's figure is the mean over
+    the files of each file's worst slice, the rule the stacked heads are chosen by."""
+    from sklearn.metrics import roc_auc_score
+
+    from explorer.config import SAMPLE_DIR
+    from explorer.data.jsonl import parse_jsonl
+    from explorer.training.stacked import selection_slices
+
+    dev = [e for e in parse_jsonl(SAMPLE_DIR / "synthetic.jsonl").examples if e.split == "dev"]
+    topics = sorted({e.topic for e in dev})
+    sets = {f"half {i}": [e for e in dev if topics.index(e.topic) % 2 == i] for i in (0, 1)}
+    tokenizer, model, limit = TaggerDetector()._model()
+    chosen = training.dev_aucs(model, tokenizer, sets, limit)
+    for error_type in ("hallucination", "coverage"):
+        worst = []
+        for examples in sets.values():
+            score = {e.id: training._result(model, tokenizer, e, limit).score(error_type) for e in examples}
+            slices = selection_slices(examples, error_type)
+            assert len(slices) >= 2  # the rule has slices to choose the worst of
+            aucs = [roc_auc_score([y for _, y in m], [score[e.id] for e, _ in m]) for m in slices.values()]
+            worst.append(min(aucs))
+        assert chosen[error_type] == pytest.approx(np.mean(worst))
 
 
 @pytest.mark.parametrize("name", TAGGERS)
@@ -233,9 +258,9 @@ def test_an_interrupted_run_resumes_from_its_last_checkpoint(tmp_path):
     ]
     work, quiet = tmp_path / "work", lambda _: None
     first = training.TrainingSettings(steps=2, batch_size=2, eval_every=1, rank=2)
-    training.train(examples, examples, first, work, log=quiet)
+    training.train(examples, {"dev": examples}, first, work, log=quiet)
     assert sorted(p.name for p in work.glob("step-*")) <= ["step-1", "step-2"]
     lines = []
-    _, record = training.train(examples, examples, dataclasses.replace(first, steps=3), work, log=lines.append)
+    _, record = training.train(examples, {"dev": examples}, dataclasses.replace(first, steps=3), work, log=lines.append)
     assert "resumed at step 2" in lines
     assert [step for step, _ in record["loss"]] == [1, 2, 3] and [s for s, _ in record["dev_roc_auc"]] == [1, 2, 3]
