@@ -60,7 +60,7 @@ JUDGE_MISSES = {"antonym", "comparative", "role"}
 @pytest.mark.parametrize(
     "how",
     [
-        pytest.param(how, marks=pytest.mark.xfail(strict=True, reason="a known failure of judge v1"))
+        pytest.param(how, marks=pytest.mark.xfail(strict=True, reason="a known failure of the shipped judge"))
         if how in JUDGE_MISSES
         else how
         for how in sorted(TURNS)
@@ -82,12 +82,20 @@ def test_a_misstated_argument_raises_both_error_scores_and_marks_the_changed_wor
     assert result.per_perspective["pro"] > clean.per_perspective["pro"] + 0.3
     top = max(result.response_words, key=lambda w: w.score)
     assert reversed_[top.start : top.end] == "decrease"
-    [finding] = [f for f in result.details["findings"] if f["finding"] == "misstates"]
-    # The sentence states both pro arguments, and the judge names the misstatement on the pair it
-    # reads as least stated: the side is right, the argument within it is not always (its card).
-    assert finding["argument"][0] == 0
-    assert "decrease" in reversed_[slice(*finding["piece"])]
+    misstated = [f for f in result.details["findings"] if f["finding"] == "misstates"]
+    assert [0, 0] in [list(f["argument"]) for f in misstated]
+    # The sentence states both pro arguments: the side is right, its neighbour may be named too
+    # (the strict expected failure below).
+    assert all(f["argument"][0] == 0 and "decrease" in reversed_[slice(*f["piece"])] for f in misstated)
     assert [f["finding"] for f in clean.details["findings"]] == ["states"] * 3
+
+
+@pytest.mark.xfail(strict=True, reason="a known failure of the judge: the sentence's other argument is named too")
+def test_only_the_turned_argument_of_a_sentence_stating_two_is_named(detector):
+    reversed_ = FAITHFUL.replace("increase voter engagement", "decrease voter engagement")
+    result = detector.score(make_example(reversed_, PRO, CON))
+    named = [list(f["argument"]) for f in result.details["findings"] if f["finding"] == "misstates"]
+    assert named == [[0, 0]]
 
 
 def test_a_content_free_closing_line_is_never_a_statement(detector):
