@@ -236,7 +236,11 @@ def show_progress() -> None:
     """The text streaming in while a generation runs, else how the last one ended."""
     session = st.session_state
     run: BackgroundGeneration | None = session.get(state.GENERATION)
-    if run is not None and not run.finished:
+    if run is not None:
+        # Finished since `take_finished` looked, earlier in this run (a fast server, a busy
+        # machine): no fragment would be left to take it, and the page would wait for ever.
+        if run.finished:
+            st.rerun()
         _stream(run)
         return
     outcome = session.get(state.GENERATION_OUTCOME)

@@ -104,7 +104,8 @@ def test_a_visitor_of_a_shared_app_cannot_send_its_secrets_to_their_own_server(
     browser, shared_app, visitors_server, team_server
 ):
     url, folder = shared_app
-    # A context of its own: after the other test's tab, the shared context's Generate waited forever here.
+    # A context of its own, not the other tests' tab. (Generate once waited for ever here: the page's
+    # race with a fast server, `tests/ui/test_generate.py`.)
     context = browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(TIMEOUT_MS)
     tab, sidebar = opened(context, url)
