@@ -18,6 +18,13 @@ verdicts, per argument.
    `misstated(a) = (1 - stated(a)) · max_c P(misstates | a, c) · (1 - max_{b != a} P(states | b, c))`.
 4. Each argument's finding is the largest of stated, misstated and absent (`1 - stated -
    misstated`), with its piece; a misstatement's turning words come from the judge by occlusion.
+5. A piece found misstating two arguments or more is read again, each of its conjuncts joined
+   by "and" (`explorer.text.claims.conjunct_spans`) beside each argument it misstated, and the
+   findings are drawn again: read whole, "X cuts A and gives B a voice" misstates both arguments
+   when one is turned, and its conjuncts tell which. A piece misstating one argument is not
+   read again: a negation's scope spans its conjuncts ("X does not raise A and cut B"), and a
+   conjunct read alone would clear a turned argument (tried: dev_v3 hallucination R 78.1 -> 76.4,
+   coverage R 71.2 -> 68.2).
 
 Scores: hallucination is the most misstated argument's `misstated`, coverage per perspective its
 worst argument's coverage error. A response word inside a misstating piece scores `misstated`
@@ -27,6 +34,7 @@ every argument's finding for Inspect and the claim view.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -48,7 +56,7 @@ from explorer.detectors.ops.recent import RecentResults
 from explorer.detectors.semantic_tuned import tuned_encoder
 from explorer.models.encoder import SentenceEncoder, default_model_path, encoder_identity
 from explorer.models.trained import TrainedNotFoundError
-from explorer.text.claims import Span, candidate_spans
+from explorer.text.claims import Span, candidate_spans, conjunct_spans
 from explorer.text.words import DEFAULT_SEGMENTER
 
 SHORTLIST = 4  # pieces the judge reads per argument
@@ -92,10 +100,24 @@ def _findings(example: Example, pieces: Sequence[Span], shortlist: dict, probabi
     return found
 
 
+def _with_conjuncts(response: str, pieces: Sequence[Span], shortlist: dict, misstated: list[dict]):
+    """`pieces` and `shortlist` with each misstating piece's conjuncts (`conjunct_spans`) added,
+    for the argument it misstates only."""
+    pieces, shortlist = list(pieces), {key: list(columns) for key, columns in shortlist.items()}
+    for finding in misstated:
+        columns = shortlist[tuple(finding["argument"])]
+        for conjunct in conjunct_spans(response, tuple(finding["piece"])):
+            if conjunct not in pieces:
+                pieces.append(conjunct)
+            if pieces.index(conjunct) not in columns:
+                columns.append(pieces.index(conjunct))
+    return pieces, shortlist
+
+
 class MeaningDetector(Detector):
     name = "meaning"
     title = "Meaning check (judge)"
-    version = "1"
+    version = "2"  # 2: a misstating piece read again conjunct by conjunct
     kept = (details.FINDINGS.key,)
     remembered = 256
 
@@ -159,12 +181,15 @@ class MeaningDetector(Detector):
         pieces, units = self._units(example)
         shortlist = self.shortlist(example, pieces, units)
         texts = {(p, a): text for p, a, text in example.arguments()}
-        asked = [(key, c) for key, columns in shortlist.items() for c in columns]
-        try:
-            found = self.judge.probabilities([(texts[key], example.response[slice(*pieces[c])]) for key, c in asked])
-        except PairTooLongError as error:
-            raise DetectorError(str(error)) from error
-        findings = _findings(example, pieces, shortlist, dict(zip(asked, found)))
+        probabilities = self._judged(example, texts, pieces, shortlist)
+        findings = _findings(example, pieces, shortlist, probabilities)
+        misstated = [f for f in findings if f["finding"] == "misstates"]
+        shared = Counter(tuple(f["piece"]) for f in misstated)
+        misstated = [f for f in misstated if shared[tuple(f["piece"])] > 1]
+        if misstated:  # read again conjunct by conjunct (module docstring, 5)
+            pieces, shortlist = _with_conjuncts(example.response, pieces, shortlist, misstated)
+            probabilities = self._judged(example, texts, pieces, shortlist, probabilities)
+            findings = _findings(example, pieces, shortlist, probabilities)
         response_words: dict[tuple[int, int], float] = {}
         for finding in findings:
             if finding["finding"] != "misstates" or finding["misstated"] < TURNING:
@@ -180,6 +205,16 @@ class MeaningDetector(Detector):
                 word = (start + s, start + e)
                 response_words[word] = max(response_words.get(word, 0.0), finding["misstated"] * v)
         return self._result(example, findings, response_words)
+
+    def _judged(self, example: Example, texts: dict, pieces: Sequence[Span], shortlist: dict, known=None) -> dict:
+        """The judge's probabilities of every (argument, piece) the shortlist pairs, `known` ones kept."""
+        known = dict(known or {})
+        asked = [(key, c) for key, columns in shortlist.items() for c in columns if (key, c) not in known]
+        try:
+            found = self.judge.probabilities([(texts[key], example.response[slice(*pieces[c])]) for key, c in asked])
+        except PairTooLongError as error:
+            raise DetectorError(str(error)) from error
+        return {**known, **dict(zip(asked, found))}
 
     def _result(self, example: Example, findings: list[dict], response_words: dict) -> DetectorResult:
         errors = {tuple(f["argument"]): 1 - f["stated"] for f in findings}

@@ -78,6 +78,7 @@ _CLAUSE_CUT = regex.compile(
 # that-clauses: "note that X, that Y and that Z"). Finer than a claim, so that each argument a
 # sentence lists can be matched to its own piece (`explorer.detectors.matching`).
 _PIECE_CUT = regex.compile(r"[;:,\uff1b\uff1a\uff0c]\s+|\s+and\s+(?=that\b)", regex.IGNORECASE)
+_CONJUNCT_CUT = regex.compile(r"\s+(?:and|as well as)\s+", regex.IGNORECASE)
 MIN_CLAUSE_CONTENT_WORDS = 3
 MIN_PIECE_CONTENT_WORDS = 2  # "Raises achievement." states an argument; "Overview:" does not
 
@@ -290,6 +291,15 @@ def candidate_spans(text: str, segmenter: Segmenter = DEFAULT_SEGMENTER) -> tupl
         if s not in pieces and _content_count(text, s, segmenter) >= MIN_PIECE_CONTENT_WORDS
     ]
     return tuple(sorted(set(pieces) | set(sentences)))
+
+
+def conjunct_spans(text: str, span: Span, segmenter: Segmenter = DEFAULT_SEGMENTER) -> tuple[Span, ...]:
+    """The conjuncts `text[span]` joins with "and", or () when it joins none: in "X cuts A and
+    gives B a voice" each verb phrase is a statement of its own. Conjuncts of fewer than
+    `MIN_CLAUSE_CONTENT_WORDS` content words are joined to a neighbour, as in `clause_spans`, so
+    "costs and benefits" is never cut."""
+    found = clause_spans(text, span, segmenter, _CONJUNCT_CUT)
+    return found if len(found) > 1 else ()
 
 
 def _content_count(text: str, span: Span, segmenter: Segmenter) -> int:

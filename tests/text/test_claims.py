@@ -5,6 +5,7 @@ import pytest
 from explorer.text.claims import (
     candidate_spans,
     clause_spans,
+    conjunct_spans,
     is_heading,
     mean_word_scores,
     piece_spans,
@@ -169,3 +170,13 @@ def test_candidates_are_the_pieces_and_every_sentence_of_several_pieces():
         "Supporters say uniforms cut bullying at school, and they save parents money.",
         "and they save parents money.",
     ]
+
+
+def test_a_piece_joining_statements_with_and_has_them_as_conjuncts_but_a_list_of_nouns_has_none():
+    text = "Open primaries increase voter engagement and give independents a voice. Costs and benefits differ."
+    first, second = sentence_spans(text)
+    assert [text[s:e] for s, e in conjunct_spans(text, first)] == [
+        "Open primaries increase voter engagement",
+        "give independents a voice.",
+    ]
+    assert conjunct_spans(text, second) == ()
