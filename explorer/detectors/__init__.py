@@ -386,13 +386,14 @@ _SPECS = (
         cost=FAST,
         weights=Weights("stacked"),
         trainer="explorer.training.stacked:StackedTrainer",
-        details=(details.ALIGNMENT, details.LEFT_OUT, details.EVIDENCE),
+        details=(details.ALIGNMENT, details.LEFT_OUT, details.EVIDENCE, details.FINDINGS),
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
         "alignment classifier's, the token tagger's, its coverage build's, the matching check's, the voice check's, "
-        "the qualifier check's and the polarity check's example scores, fitted on the half of "
+        "the qualifier check's, the polarity check's and the meaning check's example scores, fitted on the half of "
         "Perspectrum train and of the team-written corpora (both recipes) the taggers never saw, C and features "
         "chosen on the worst slice of both foreign NPOV dev sets and Perspectrum dev "
-        "(python -m explorer.cli.stacked). The verdict's detector.",
+        "(python -m explorer.cli.stacked). The verdict's detector; where its heads read the meaning check, it keeps "
+        "that check's findings, shown as cards under the verdict.",
     ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}

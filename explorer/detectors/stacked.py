@@ -1,4 +1,4 @@
-"""A stacked detector: a logistic regression over the example scores of nine fast detectors.
+"""A stacked detector: a logistic regression over the example scores of eleven fast detectors.
 
 Not in the paper. No single detector is best at both error types on answers written outside
 the team: the token tagger (`tagger`) finds invented content inside fluent sentences; ROUGE-1,
@@ -7,7 +7,8 @@ classifier reading it, `alignment_classifier_tuned`) and the tagger's coverage b
 (`tagger_coverage`) find dropped arguments, and the matching check (`matching`) those that only
 resemble a piece of the answer another argument states better; the voice check (`voice`) finds given arguments stated in
 the other side's voice and the qualifier check (`qualifiers`) given arguments stated with more
-certainty, which every support detector passes. Stacking (Wolpert
+certainty, which every support detector passes; the polarity check (`polarity`) and the meaning
+check's judge (`meaning`) read whether a given argument is stated with its meaning turned. Stacking (Wolpert
 1992) learns how much each signal counts from labelled examples instead of picking one.
 
 Per error type, P(error) is the logistic function of standardized example-level features, each
@@ -22,7 +23,9 @@ that perspective's component scores in place of the example's.
 Word scores are not learned: response words come from `RESPONSE_WORDS`, each raised to the
 `RAISED_BY` components' scores of the same word where those are higher, argument words from `ARGUMENT_WORDS`
 (chosen by word-level ROC AUC on the foreign dev set; see `explorer eval`);
-the result keeps the tuned matcher's alignment (its claims) in `details` for the claim view.
+the result keeps the tuned matcher's alignment (its claims) in `details` for the claim view, and
+the `FINDINGS` component's findings (each argument stated, misstated or absent) where it is run,
+for the cards under the verdict.
 The taggers read at most 512 word pieces of arguments per window and refuse arguments longer
 than that; without them the head still scores (its features at their training mean) and the
 word scores come from `FALLBACK_WORDS`. `details.EVIDENCE` says what each component's score
@@ -56,6 +59,7 @@ COMPONENTS = (
     "voice",
     "qualifiers",
     "polarity",
+    "meaning",
 )
 FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
 # The components that check how a given argument is stated (by which side, how firmly) rather than
@@ -63,12 +67,16 @@ FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for err
 CHECKS = ("voice", "qualifiers", "polarity")
 # Those that refuse an example they cannot read whole (arguments too long for their encoder's
 # positions beside the response): the head scores without them.
-OPTIONAL = ("tagger", "tagger_coverage")
+OPTIONAL = ("tagger", "tagger_coverage", "meaning")
 RESPONSE_WORDS = "tagger"
 # A response word the voice check finds stated in the wrong camp's voice, or the polarity check
 # finds turning a given argument, keeps the higher of the scores: the tagger finds its words
 # given, and they are (by the other side, or with the opposite meaning).
 RAISED_BY = ("voice", "polarity")
+# Whose findings (each argument stated, misstated or absent) the verdict keeps, for the cards under
+# it: the meaning check's, a card on a tenth of faithful dev.jsonl answers and none of dev_v3's; the
+# polarity check's would show on a third or more (`bench/cards.py`).
+FINDINGS = "meaning"
 ARGUMENT_WORDS = "tagger"
 FALLBACK_WORDS = "semantic_tuned"
 ALIGNMENT = "semantic_tuned"  # whose claims the claim view reads
@@ -160,8 +168,9 @@ class StackedDetector(Detector):
     # 5: the tagger's coverage build joins the components; 6: which reads both argument orders (v2);
     # 7: the tagger does too (v2); 8: the voice check joins the components and raises response words;
     # 9: the qualifier check joins them; 10: the matching check; 11: the polarity check, the heads fitted
-    # on both recipes of the team-written corpus and chosen on both foreign dev sets and Perspectrum dev
-    version = "11"
+    # on both recipes of the team-written corpus and chosen on both foreign dev sets and Perspectrum dev;
+    # 12: the meaning check joins the components
+    version = "12"
 
     def __init__(
         self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None
@@ -229,6 +238,7 @@ class StackedDetector(Detector):
             results.get(RESPONSE_WORDS, results[FALLBACK_WORDS]).response_words, [results[name] for name in RAISED_BY]
         )
         argument_words = results.get(ARGUMENT_WORDS, results[FALLBACK_WORDS]).argument_words
+        findings = details.FINDINGS.of(results[FINDINGS]) if FINDINGS in results else None
         return DetectorResult(
             detector=self.name,
             hallucination=p_error(self.models["hallucination"], row),
@@ -241,6 +251,7 @@ class StackedDetector(Detector):
             details={
                 **({details.ALIGNMENT.key: alignment} if alignment is not None else {}),
                 **({details.LEFT_OUT.key: dict(missing)} if missing else {}),
+                **({details.FINDINGS.key: findings} if findings is not None else {}),
                 # Why the example scores as it does, for the verdict's explanation.
                 details.EVIDENCE.key: {
                     error_type: evidence(self.models[error_type], row) for error_type in ERROR_TYPES

@@ -19,6 +19,7 @@ from explorer.detectors.stacked import (
     ARGUMENT_WORDS,
     COMPONENTS,
     FEATURES,
+    FINDINGS,
     OPTIONAL,
     RESPONSE_WORDS,
     StackedDetector,
@@ -27,6 +28,7 @@ from explorer.detectors.stacked import (
     p_error,
 )
 from explorer.models.trained import TRAINING_FILE
+from explorer.render.findings import misstatements
 from explorer.scoring.runner import all_results
 from explorer.training import TrainingInputError, TrainingRequest
 from explorer.training import data as training_data
@@ -110,6 +112,21 @@ def test_the_verdict_runs_only_the_components_it_reads_and_scores_as_with_all_of
     for name in unread:  # a component the verdict does not read is never asked to score
         monkeypatch.setattr(detector.components[name], "score", lambda *_, name=name: pytest.fail(f"{name} was run"))
     assert detector.score(example) == detector.combine(example, every)
+
+
+def test_the_verdict_keeps_the_meaning_checks_findings_so_its_cards_need_no_other_detector(detector):
+    """Inspect shows a card per misstated argument from the results it holds; by default the
+    verdict's alone (with ROUGE-1): it carries the findings of the check its coverage head reads."""
+    turned = make_example(
+        "Supporters say open primaries decrease voter engagement. Critics warn that open primaries weaken "
+        "party loyalty.",
+        ("pro", ["Open primaries increase voter engagement."]),
+        ("con", ["Open primaries weaken party loyalty."]),
+    )
+    assert FINDINGS in detector.read
+    result = detector.score(turned)
+    assert result.details["findings"] == detector.components[FINDINGS].score(turned).details["findings"]
+    assert [f["argument"] for f in misstatements(result)] == [[0, 0]]
 
 
 def _a_few_of_each(examples, count):
@@ -243,21 +260,23 @@ def test_arguments_too_long_for_the_tagger_are_scored_without_it(detector):
         ("con", ["Taxes hurt the poor."]),
     )
     result = detector.score(example)
-    assert all("512" in result.details["left_out"][name] for name in OPTIONAL)
+    left_out = result.details["left_out"]  # the judge reads an argument beside a piece, not the answer: it fits
+    assert set(left_out) == {"tagger", "tagger_coverage"} <= set(OPTIONAL)
+    assert all("512" in reason for reason in left_out.values())
     assert 0 <= result.hallucination <= 1 and set(result.per_perspective) == {"pro", "con"}
     assert result.response_words == detector.components["semantic_tuned"].score(example).response_words
-    unread = [f for f in result.details["evidence"]["coverage"]["features"] if f["value"] is None]
-    assert unread and {f["feature"].split()[0] for f in unread} <= set(OPTIONAL)
-    assert len(unread) == sum(name.split()[0] in OPTIONAL for name in detector.models["coverage"].features)
+    unread = [f for f in result.details["evidence"]["hallucination"]["features"] if f["value"] is None]
+    assert unread and {f["feature"].split()[0] for f in unread} <= set(left_out)
+    assert len(unread) == sum(name.split()[0] in left_out for name in detector.models["hallucination"].features)
     assert all(f["push"] == 0 for f in unread)
     # A missing feature takes the head's training mean: it moves the logit neither way.
-    head = detector.models["coverage"]
+    head = detector.models["hallucination"]
     row = np.arange(len(FEATURES), dtype=float)
     missing = row.copy()
-    missing[[FEATURES.index(name) for name in FEATURES if name.split()[0] in OPTIONAL]] = np.nan
+    missing[[FEATURES.index(name) for name in FEATURES if name.split()[0] in left_out]] = np.nan
     filled = row.copy()
     for name, mean in zip(head.features, head.mean):
-        if name.split()[0] in OPTIONAL:
+        if name.split()[0] in left_out:
             filled[FEATURES.index(name)] = mean
     assert p_error(head, missing) == pytest.approx(p_error(head, filled))
 
