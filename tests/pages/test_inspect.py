@@ -151,3 +151,22 @@ def test_shows_the_linguistic_phenomena_of_the_response(app):
     assert labels["Form"] == "long"
     assert int(labels["Words"]) > 50
     assert "/" in labels["Pronouns (subject / object)"]
+
+
+def test_a_turned_argument_gets_its_misstatement_card_under_the_default_verdict(app, record):
+    """Issue 47: with the sidebar as it opens (ROUGE-1 and the verdict's detector), a misstated
+    argument is named under the verdict, beside the argument as given."""
+    turned = {
+        **record,
+        "perspectives": [
+            {"name": "pro", "arguments": ["Open primaries increase voter engagement."]},
+            {"name": "con", "arguments": ["Open primaries weaken party loyalty."]},
+        ],
+        "response": "Supporters say open primaries decrease voter engagement. Critics warn that open primaries "
+        "weaken party loyalty.",
+    }
+    paste(app, turned)
+    assert not app.exception
+    body = html_bodies(app)
+    assert "Misstates pro argument 1" in body and "Misstates con argument" not in body
+    assert "Open primaries increase voter engagement." in body
