@@ -109,8 +109,8 @@ def _with_conjuncts(response: str, pieces: Sequence[Span], shortlist: dict, miss
         for conjunct in conjunct_spans(response, tuple(finding["piece"])):
             if conjunct not in pieces:
                 pieces.append(conjunct)
-            if pieces.index(conjunct) not in columns:
-                columns.append(pieces.index(conjunct))
+            if (column := pieces.index(conjunct)) not in columns:
+                columns.append(column)
     return pieces, shortlist
 
 
@@ -206,9 +206,11 @@ class MeaningDetector(Detector):
                 response_words[word] = max(response_words.get(word, 0.0), finding["misstated"] * v)
         return self._result(example, findings, response_words)
 
-    def _judged(self, example: Example, texts: dict, pieces: Sequence[Span], shortlist: dict, known=None) -> dict:
+    def _judged(
+        self, example: Example, texts: dict, pieces: Sequence[Span], shortlist: dict, known: dict | None = None
+    ) -> dict:
         """The judge's probabilities of every (argument, piece) the shortlist pairs, `known` ones kept."""
-        known = dict(known or {})
+        known = known or {}
         asked = [(key, c) for key, columns in shortlist.items() for c in columns if (key, c) not in known]
         try:
             found = self.judge.probabilities([(texts[key], example.response[slice(*pieces[c])]) for key, c in asked])

@@ -90,7 +90,8 @@ def test_a_misstated_argument_raises_both_error_scores_and_marks_the_changed_wor
 
 def test_only_the_turned_argument_of_a_sentence_stating_two_is_named(detector):
     """The sentence states both pro arguments; read whole, it misstated both (judge run five).
-    Its conjuncts are pieces too (`explorer.text.claims.conjunct_spans`): one states the other."""
+    A piece misstating two arguments is read again conjunct by conjunct
+    (`explorer.text.claims.conjunct_spans`): one conjunct states the other argument."""
     reversed_ = FAITHFUL.replace("increase voter engagement", "decrease voter engagement")
     result = detector.score(make_example(reversed_, PRO, CON))
     named = [list(f["argument"]) for f in result.details["findings"] if f["finding"] == "misstates"]
