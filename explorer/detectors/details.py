@@ -49,3 +49,10 @@ FINDINGS: Detail[list] = Detail(
     "polarity check's: each turned argument's piece, its closeness as `misstated`, the kinds of turn (`how`) "
     "and the turning words",
 )
+
+
+def misstatements(result: DetectorResult | None) -> list[Mapping]:
+    """The misstated arguments `result` keeps (`FINDINGS`: a meaning or polarity check's result, or
+    the verdict's, which keeps the meaning check's), surest first; any other keeps none."""
+    found = (FINDINGS.of(result) if result is not None else None) or []
+    return sorted((f for f in found if f["finding"] == "misstates"), key=lambda f: -f["misstated"])

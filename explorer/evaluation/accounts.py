@@ -17,6 +17,13 @@ the claim view's per-claim verdicts and flags), never how a detector computes th
 account stays true when the detectors or the claim view's wording change: any claim verdict
 other than supported or framing (unsupported, or a contradiction) counts as the claim view
 flagging the claim, and any flag that names an argument as not covered as flagging that argument.
+
+A third reading joins them where the verdict detector keeps the meaning check's findings
+(`explorer.detectors.details.misstatements`): an argument stated with its meaning turned keeps
+the argument's words, so closeness (the claim view's match, most of the verdict's score) calls it
+supported while the meaning check calls it misstated. Each misstated argument is both errors (a
+statement not provided, an argument not given), so it is part of both accounts, and a verdict of
+"unlikely" beside one is a disagreement the account names, not a silence.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from dataclasses import dataclass
 
 from explorer.data.example import Example
 from explorer.detectors.base import DetectorResult
+from explorer.detectors.details import misstatements
 from explorer.detectors.ops.assessment import COVERAGE_ERROR, FRAMING, SUPPORTED, Assessment
 from explorer.evaluation.calibration import LIKELY, UNLIKELY
 from explorer.evaluation.verdict import Verdict
@@ -84,6 +92,18 @@ class Account:
     words: tuple[tuple[str, float], ...] = ()
     new_words: tuple[str, ...] = ()
     match: float = 0.0  # the claim view's match threshold
+    misstated: tuple[Mapping, ...] = ()  # the meaning check's misstated arguments the verdict keeps
+
+    @property
+    def misstates_piece(self) -> bool:
+        """Whether a misstatement is the verdict's piece: its sentence holds the misstating words
+        (a hallucination), or its argument is the one misstated (a coverage error)."""
+        piece = self.verdict.piece
+        if piece is None:
+            return False
+        if self.error_type == "hallucination":
+            return any(f["piece"][0] < piece.end and piece.start < f["piece"][1] for f in self.misstated)
+        return any(tuple(f["argument"]) == (piece.perspective, piece.argument) for f in self.misstated)
 
     @property
     def claim_view_flags_piece(self) -> bool:
@@ -98,9 +118,9 @@ class Account:
         or has no calibration (nothing for the claim view to contradict)."""
         band = self.verdict.verdict
         if band == LIKELY:
-            return self.claim_view_flags_piece
+            return self.claim_view_flags_piece or self.misstates_piece
         if band == UNLIKELY:
-            return not self.claim_view_flags_piece and not self.elsewhere
+            return not self.claim_view_flags_piece and not self.elsewhere and not self.misstated
         return None
 
 
@@ -151,6 +171,7 @@ def account(
     """Per error type, the verdict (`verdicts`, made from `judge`) beside the claim view's reading (`assessment`)."""
     alignment = assessment.alignment
     claim_verdicts = assessment.verdicts()
+    misstated = tuple(misstatements(judge))
     found: dict[str, Account] = {}
 
     verdict = verdicts["hallucination"]
@@ -167,7 +188,15 @@ def account(
         given = frozenset().union(*(DEFAULT_SEGMENTER.content_stems(text) for _, _, text in example.arguments()))
         words, new_words = _words(piece.text, piece.start, scores, given)
     found["hallucination"] = Account(
-        "hallucination", verdict, tuple(inside), None, tuple(elsewhere), words, new_words, assessment.settings.match
+        "hallucination",
+        verdict,
+        tuple(inside),
+        None,
+        tuple(elsewhere),
+        words,
+        new_words,
+        assessment.settings.match,
+        misstated,
     )
 
     verdict = verdicts["coverage"]
@@ -184,6 +213,6 @@ def account(
         scores = [(w.start, w.end, w.score) for w in judge.argument_word_scores(piece.perspective, piece.argument)]
         words, new_words = _words(piece.text, 0, scores, frozenset(DEFAULT_SEGMENTER.content_stems(example.response)))
     found["coverage"] = Account(
-        "coverage", verdict, (), argument, tuple(elsewhere), words, new_words, assessment.settings.match
+        "coverage", verdict, (), argument, tuple(elsewhere), words, new_words, assessment.settings.match, misstated
     )
     return found

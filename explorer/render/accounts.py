@@ -1,9 +1,10 @@
 """HTML for the verdict and the claim view read side by side (`explorer.evaluation.accounts`).
 
 `account_line_html` is the line under each verdict row: what the claim view says about the same
-piece, and whether the two agree. `accounts_html` heads the claim view: where they differ, what
-each reads there, in numbers. Free of Streamlit: the app and the exported report draw the same
-HTML; user text goes through `html.escape`, styles are inline.
+piece, the arguments the meaning check finds misstated, and whether they bear the verdict out.
+`accounts_html` heads the claim view: where they differ, what each reads there, in numbers. Free
+of Streamlit: the app and the exported report draw the same HTML; user text goes through
+`html.escape`, styles are inline.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from explorer.data.example import Example
 from explorer.evaluation.accounts import Account, ArgumentReading, ClaimReading
 from explorer.evaluation.verdict import Piece
 from explorer.render.claim_figures import argument_label, claim_label
+from explorer.render.findings import check_title, sureness
 
 ANCHOR = "claims-account"  # the id of `accounts_html`, where a verdict line's "why" links to
 _QUOTE = 90
@@ -60,7 +62,13 @@ def _reading(example: Example, account: Account) -> str:
         others = [_argument(example, reading, account.match) for reading in account.elsewhere]
     if others:
         said += "; flags " + ", ".join(others)
-    return said
+    return said + "".join(f" · {_misstated(example, finding)}" for finding in account.misstated)
+
+
+def _misstated(example: Example, finding: Mapping) -> str:
+    """E.g. "Meaning check (judge): pro 1 misstated, P(misstated) 0.65"."""
+    name = html.escape(argument_label(example, *finding["argument"]))
+    return f"{html.escape(check_title(finding))}: <b>{name}</b> misstated, {html.escape(sureness(finding))}"
 
 
 def account_line_html(example: Example, account: Account) -> str:
@@ -87,10 +95,41 @@ def _words(words: tuple[tuple[str, float], ...]) -> str:
     return ", ".join(f"\u201c{html.escape(text)}\u201d {score:.2f}" for text, score in words)
 
 
-def _why(example: Example, account: Account, verdict_title: str) -> str:
-    """The facts behind a disagreement, in sentences."""
+def _why_misstated(example: Example, account: Account, verdict_title: str, again: bool = False) -> str:
+    """An "unlikely" verdict beside a misstated argument: what the meaning check reads, and why
+    the closeness readings miss it; `again`: the same misstatements were told just before."""
+    error = "a hallucination" if account.error_type == "hallucination" else "a coverage error"
+    parts = []
+    for finding in () if again else account.misstated:
+        start, end = finding["piece"]
+        name = html.escape(argument_label(example, *finding["argument"]))
+        parts.append(
+            f"{html.escape(check_title(finding))} reads \u201c{_quote(example.response[start:end])}\u201d as "
+            f"misstating <b>{name}</b> ({html.escape(sureness(finding))}): it keeps the argument's words and turns "
+            "what they say."
+        )
+    if account.error_type == "hallucination":
+        said = "; ".join(_claim(example, reading, account.match) for reading in account.claims)
+    else:
+        said = _argument(example, account.argument, account.match) if account.argument else ""
+    if again:
+        parts.append(f"The verdict calls {error} unlikely for the same reason" + (f" ({said})." if said else "."))
+    else:
+        parts.append(
+            f"The verdict calls {error} unlikely: {html.escape(verdict_title)} weighs mostly how close the "
+            "response's words are to the arguments', and a turned argument stays close"
+            + (f" (the claim view, which reads closeness too: {said})." if said else ".")
+            + " Read the argument beside the statement in the card under the verdict."
+        )
+    return " ".join(parts)
+
+
+def _why(example: Example, account: Account, verdict_title: str, told: bool = False) -> str:
+    """The facts behind a disagreement, in sentences; `told`: a misstatement's reading was just told."""
     title, match = html.escape(verdict_title), account.match
     band = html.escape(account.verdict.verdict or "")
+    if account.misstated and account.verdict.verdict == "unlikely":
+        return _why_misstated(example, account, verdict_title, again=told)
     if account.error_type == "hallucination":
         piece = account.verdict.piece
         if account.verdict.verdict == "likely" and piece is not None:
@@ -166,15 +205,18 @@ def _why(example: Example, account: Account, verdict_title: str) -> str:
 
 def accounts_html(example: Example, accounts: Mapping[str, Account], verdict_title: str) -> str:
     """Where the verdict and the claim view differ, why, one paragraph per error type ("" where they do not)."""
-    paragraphs = [
-        f'<p data-differs="{error_type}" style="margin:0.3em 0">{_why(example, account, verdict_title)}</p>'
-        for error_type, account in accounts.items()
-        if account.agrees is False
-    ]
+    differing = {error_type: account for error_type, account in accounts.items() if account.agrees is False}
+    turned = any(account.misstated and account.verdict.verdict == "unlikely" for account in differing.values())
+    paragraphs, told = [], False
+    for error_type, account in differing.items():
+        why = _why(example, account, verdict_title, told)
+        told = told or bool(account.misstated and account.verdict.verdict == "unlikely")
+        paragraphs.append(f'<p data-differs="{error_type}" style="margin:0.3em 0">{why}</p>')
     if not paragraphs:
         return ""
+    heading = "The verdict and the meaning check differ" if turned else "The verdict and the claim view differ"
     return (
         f'<div id="{ANCHOR}" data-accounts style="border-left:4px solid #f59e0b;background:rgba(245,158,11,0.08);'
         'padding:0.4em 0.8em;margin:0.3em 0 0.6em;scroll-margin-top:5rem">'
-        f"<b>The verdict and the claim view differ</b>{''.join(paragraphs)}</div>"
+        f"<b>{heading}</b>{''.join(paragraphs)}</div>"
     )

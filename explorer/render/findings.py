@@ -13,18 +13,11 @@ import html
 from collections.abc import Mapping, Sequence
 
 from explorer.data.example import Example
-from explorer.detectors import VERDICT_DETECTOR, details, spec
+from explorer.detectors import VERDICT_DETECTOR, spec
 from explorer.detectors.base import DetectorResult
+from explorer.detectors.details import misstatements
 
-MISSTATES = "misstates"
 _MARK = "background:rgba(239,68,68,{alpha:.2f});text-decoration:underline;text-decoration-color:#991b1b"
-
-
-def misstatements(result: DetectorResult | None) -> list[Mapping]:
-    """The result's misstated arguments, surest first (a meaning or polarity check's result; any
-    other keeps no findings)."""
-    found = (details.FINDINGS.of(result) if result is not None else None) or []
-    return sorted((f for f in found if f["finding"] == MISSTATES), key=lambda f: -f["misstated"])
 
 
 def misstatements_among(results: Mapping[str, DetectorResult]) -> list[Mapping]:

@@ -93,3 +93,44 @@ def test_coverage_agrees_where_the_claim_view_finds_the_argument_uncovered(asses
     read = account(EXAMPLE, {"hallucination": sure, "coverage": covered}, judge({}, (0, 0, 0.9)), assessment)
     assert not read["coverage"].argument.flagged and read["coverage"].agrees is False
     assert "covered by" in accounts_html(EXAMPLE, read, "Judge")
+
+
+TURNED = make_example(
+    "Supporters say open primaries decrease voter engagement. Critics answer that party members should choose "
+    "their own nominees.",
+    ("pro", ["Open primaries increase voter engagement."]),
+    ("con", ["Party members should choose their own nominees."]),
+    query="Should states hold open primaries?",
+)
+
+
+def test_an_unlikely_verdict_beside_a_misstated_argument_differs_and_says_what_the_meaning_check_reads():
+    """Issue 47's case on the screen: the claim view calls the turned sentence supported (its words
+    are the argument's), the verdict says unlikely, and the meaning check the verdict keeps finds
+    the argument misstated: the account names the misstatement and calls it a disagreement."""
+    assessment = assessment_of(detectors.create("semantic").score(TURNED), TURNED)
+    first = TURNED.response.split(". ")[0] + "."
+    finding = {"finding": "misstates", "argument": [0, 0], "piece": [0, len(first)], "misstated": 0.65, "by": "meaning"}
+    result = DetectorResult("judge", 0.2, 0.2, {}, (), (), {}, {"findings": [finding]})
+    text = TURNED.perspectives[0].arguments[0]
+    low = {
+        "hallucination": Verdict("hallucination", "judge", -2.0, CALIBRATION, Piece(first, 0, len(first), 1.0)),
+        "coverage": Verdict("coverage", "judge", -2.0, CALIBRATION, Piece(text, 0, len(text), 1.0, 0, 0)),
+    }
+    found = account(TURNED, low, result, assessment)
+    for error_type, read in found.items():
+        assert not read.claim_view_flags_piece, error_type  # closeness calls the turned sentence supported
+        assert read.misstates_piece and read.agrees is False
+        line = account_line_html(TURNED, read)
+        assert "Meaning check (judge): <b>pro 1</b> misstated, P(misstated) 0.65" in line and "differs: why" in line
+    box = accounts_html(TURNED, found, "Judge")
+    assert "The verdict and the meaning check differ" in box
+    assert "\u201cSupporters say open primaries decrease voter engagement.\u201d as misstating <b>pro 1</b>" in box
+    assert "a turned argument stays close" in box and "a coverage error unlikely for the same reason" in box
+    assert box.count("as misstating") == 1
+
+    high = {key: Verdict(v.error_type, "judge", 2.0, CALIBRATION, v.piece) for key, v in low.items()}
+    found = account(TURNED, high, result, assessment)
+    assert all(read.agrees is True for read in found.values())  # the meaning check bears a likely verdict out
+    plain = account(TURNED, low, DetectorResult("judge", 0.2, 0.2, {}, (), (), {}), assessment)
+    assert all(read.agrees is True and not read.misstated for read in plain.values())

@@ -1,6 +1,7 @@
 """The Inspect page, driven through Streamlit's AppTest (no browser)."""
 
 import json
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -170,3 +171,7 @@ def test_a_turned_argument_gets_its_misstatement_card_under_the_default_verdict(
     body = html_bodies(app)
     assert "Misstates pro argument 1" in body and "Misstates con argument" not in body
     assert "Open primaries increase voter engagement." in body
+    # Both verdict lines name the misstatement beside the claim view's "supported" (the account's
+    # agreement rules: tests/evaluation/test_accounts.py).
+    lines = re.findall(r"<span data-account=.*?</span>", body, re.S)
+    assert len(lines) == 2 and all("pro 1</b> misstated" in line for line in lines)
