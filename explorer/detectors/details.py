@@ -39,7 +39,9 @@ ARGUMENT_SENTENCE: Detail[Mapping[str, Any] | None] = Detail(
 )
 ALIGNMENT: Detail[Mapping[str, Any]] = Detail("alignment", "the argument x claim alignment (`Alignment.to_dict`)")
 EVIDENCE: Detail[Mapping[str, Any]] = Detail(
-    "evidence", "per error type, what each feature added to the stacked head's log-odds (`stacked.evidence`)"
+    "evidence",
+    "per error type, what each feature added to the stacked head's log-odds (`stacked.evidence`), and the floor "
+    "a sure misstatement set (`stacked.SURE`)",
 )
 LEFT_OUT: Detail[Mapping[str, str]] = Detail("left_out", "the optional components that could not read it, and why")
 FINDINGS: Detail[list] = Detail(

@@ -18,7 +18,9 @@ claims (and of the team-written corpus's) that the taggers never trained on
 (`explorer.training.data.claim_half`), so the head learns how far to trust the tagger on unseen
 text; they learn from answers that carry both errors at once, so that one error type's signal
 does not veto the other's. A perspective's coverage error is the coverage model applied with
-that perspective's component scores in place of the example's.
+that perspective's component scores in place of the example's. A misstatement the meaning check
+is sure of (`SURE`) sets a floor under both P(error)s and its perspective's: a turned argument
+keeps the argument's words, so the closeness signals the heads weigh most call it supported.
 
 Word scores are not learned: response words come from `RESPONSE_WORDS`, each raised to the
 `RAISED_BY` components' scores of the same word where those are higher, argument words from `ARGUMENT_WORDS`
@@ -35,6 +37,7 @@ the verdict. The model is about a kilobyte of JSON per error type (`explorer/res
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -45,7 +48,14 @@ import numpy as np
 from explorer.data.example import Example
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors import details
-from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress, ResponseWordScore
+from explorer.detectors.base import (
+    ArgumentWordScore,
+    Detector,
+    DetectorError,
+    DetectorResult,
+    Progress,
+    ResponseWordScore,
+)
 from explorer.detectors.ops.logistic_head import LogisticHead
 
 COMPONENTS = (
@@ -77,6 +87,13 @@ RAISED_BY = ("voice", "polarity")
 # it: the meaning check's, a card on a tenth of faithful dev.jsonl answers and none of dev_v3's; the
 # polarity check's would show on a third or more (`bench/cards.py`).
 FINDINGS = "meaning"
+# A misstatement the meaning check is this sure of sets a floor under both P(error)s: a turned
+# argument keeps the argument's words, so every closeness signal the heads weigh calls it
+# supported and no head learns to trust the judge over them (v12's heads give it little weight).
+# A misstated argument is both errors (a statement not provided, an argument not given). Chosen
+# on the dev sets' worst slices: at .7 no dev.jsonl slice moves and dev_v3's turned answers gain
+# 4-5 points; at .6 or below dev.jsonl's paraphrased synthetic slice loses (docs/development/models.md, v13).
+SURE = 0.7
 ARGUMENT_WORDS = "tagger"
 FALLBACK_WORDS = "semantic_tuned"
 ALIGNMENT = "semantic_tuned"  # whose claims the claim view reads
@@ -121,13 +138,50 @@ def evidence(head: LogisticHead, row: np.ndarray) -> dict:
     return {"intercept": head.intercept, "features": sorted(features, key=lambda f: -abs(f["push"]))}
 
 
-def raised(words: Sequence[ResponseWordScore], by: Sequence[DetectorResult]) -> tuple[ResponseWordScore, ...]:
+def raised(
+    words: Sequence[ResponseWordScore], by: Iterable[Iterable[ResponseWordScore]]
+) -> tuple[ResponseWordScore, ...]:
     """`words`, each at the highest of its score and `by`'s scores of the same word."""
     higher: dict[tuple[int, int], float] = {}
-    for result in by:
-        for w in result.response_words:
+    for scored in by:
+        for w in scored:
             higher[(w.start, w.end)] = max(w.score, higher.get((w.start, w.end), 0.0))
     return tuple(ResponseWordScore(w.start, w.end, max(w.score, higher.get((w.start, w.end), 0.0))) for w in words)
+
+
+def sure_misstatements(results: Mapping[str, DetectorResult]) -> list[Mapping]:
+    """The `FINDINGS` component's misstatements of at least `SURE` P(misstated), surest first."""
+    found = details.misstatements(results.get(FINDINGS))
+    return [f for f in found if f["misstated"] >= SURE]
+
+
+def _floor(finding: Mapping) -> dict:
+    return {"misstated": finding["misstated"], "argument": list(finding["argument"]), "by": FINDINGS}
+
+
+def floored(
+    example: Example, results: Mapping[str, DetectorResult], argument_words: Sequence[ArgumentWordScore]
+) -> tuple[dict, dict, tuple[ResponseWordScore, ...], tuple[ArgumentWordScore, ...]]:
+    """What the sure misstatements (`SURE`) set: the floor per error type and per perspective (the
+    surest one's P(misstated) and argument), the `FINDINGS` component's scores of the words of
+    their pieces, and each misstated argument's words at least at its P(misstated), so that the
+    verdict points at the statement and the argument it turns."""
+    sure = sure_misstatements(results)
+    if not sure:
+        return {}, {}, (), tuple(argument_words)
+    floors = {error_type: _floor(sure[0]) for error_type in ERROR_TYPES}
+    by_perspective = {}
+    for f in reversed(sure):  # the surest last, so it stays
+        by_perspective[example.perspectives[f["argument"][0]].name] = _floor(f)
+    pieces = [f["piece"] for f in sure]
+    words = tuple(w for w in results[FINDINGS].response_words if any(s <= w.start and w.end <= e for s, e in pieces))
+    level: dict[tuple[int, int], float] = {}
+    for f in sure:
+        level.setdefault(tuple(f["argument"]), f["misstated"])
+    arguments = tuple(
+        dataclasses.replace(w, score=max(w.score, level.get((w.perspective, w.argument), 0.0))) for w in argument_words
+    )
+    return floors, by_perspective, words, arguments
 
 
 def read_components(heads: Iterable[LogisticHead]) -> tuple[str, ...]:
@@ -169,8 +223,8 @@ class StackedDetector(Detector):
     # 7: the tagger does too (v2); 8: the voice check joins the components and raises response words;
     # 9: the qualifier check joins them; 10: the matching check; 11: the polarity check, the heads fitted
     # on both recipes of the team-written corpus and chosen on both foreign dev sets and Perspectrum dev;
-    # 12: the meaning check joins the components
-    version = "12"
+    # 12: the meaning check joins the components; 13: its sure misstatements set a floor (`SURE`)
+    version = "13"
 
     def __init__(
         self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None
@@ -234,16 +288,29 @@ class StackedDetector(Detector):
         row = feature_row(results)
         coverage = self.models["coverage"]
         alignment = details.ALIGNMENT.of(results[ALIGNMENT])
-        response_words = raised(
-            results.get(RESPONSE_WORDS, results[FALLBACK_WORDS]).response_words, [results[name] for name in RAISED_BY]
+        floors, perspective_floors, sure_words, argument_words = floored(
+            example, results, results.get(ARGUMENT_WORDS, results[FALLBACK_WORDS]).argument_words
         )
-        argument_words = results.get(ARGUMENT_WORDS, results[FALLBACK_WORDS]).argument_words
+        response_words = raised(
+            results.get(RESPONSE_WORDS, results[FALLBACK_WORDS]).response_words,
+            [*(results[name].response_words for name in RAISED_BY), sure_words],
+        )
         findings = details.FINDINGS.of(results[FINDINGS]) if FINDINGS in results else None
+
+        def at_least(p: float, floor: Mapping | None) -> float:
+            return max(p, floor["misstated"]) if floor else p
+
+        evidence_of = {error_type: evidence(self.models[error_type], row) for error_type in ERROR_TYPES}
+        for error_type, floor in floors.items():
+            evidence_of[error_type]["floor"] = floor
         return DetectorResult(
             detector=self.name,
-            hallucination=p_error(self.models["hallucination"], row),
-            coverage=p_error(coverage, row),
-            per_perspective={p.name: p_error(coverage, feature_row(results, p.name)) for p in example.perspectives},
+            hallucination=at_least(p_error(self.models["hallucination"], row), floors.get("hallucination")),
+            coverage=at_least(p_error(coverage, row), floors.get("coverage")),
+            per_perspective={
+                p.name: at_least(p_error(coverage, feature_row(results, p.name)), perspective_floors.get(p.name))
+                for p in example.perspectives
+            },
             response_words=response_words,
             argument_words=argument_words,
             info=self.info(),
@@ -253,8 +320,6 @@ class StackedDetector(Detector):
                 **({details.LEFT_OUT.key: dict(missing)} if missing else {}),
                 **({details.FINDINGS.key: findings} if findings is not None else {}),
                 # Why the example scores as it does, for the verdict's explanation.
-                details.EVIDENCE.key: {
-                    error_type: evidence(self.models[error_type], row) for error_type in ERROR_TYPES
-                },
+                details.EVIDENCE.key: evidence_of,
             },
         )

@@ -66,9 +66,9 @@ def _reading(example: Example, account: Account) -> str:
 
 
 def _misstated(example: Example, finding: Mapping) -> str:
-    """E.g. "Meaning check (judge): pro 1 misstated, P(misstated) 0.65"."""
+    """E.g. "pro 1 misstated (0.65, card below)": short, the card names the check and the words."""
     name = html.escape(argument_label(example, *finding["argument"]))
-    return f"{html.escape(check_title(finding))}: <b>{name}</b> misstated, {html.escape(sureness(finding))}"
+    return f"<b>{name}</b> misstated ({finding['misstated']:.2f}, card below)"
 
 
 def account_line_html(example: Example, account: Account) -> str:

@@ -11,6 +11,7 @@ import math
 from collections.abc import Mapping
 
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
+from explorer.detectors.stacked import SURE
 
 TOWARD_ERROR = "rgba(220,38,38,0.75)"
 TOWARD_NO_ERROR = "rgba(22,163,74,0.75)"
@@ -72,6 +73,13 @@ def verdict_evidence_html(
             f'<div style="opacity:0.75">constant {evidence[error_type]["intercept"]:+.2f}; log-odds {logit:+.2f}, '
             f"score {1 / (1 + math.exp(-logit)):.2f}{reading}</div>"
         )
+        if floor := evidence[error_type].get("floor"):
+            check = html.escape(titles.get(floor["by"], floor["by"]))
+            rows.append(
+                f'<div data-floor="{error_type}" style="opacity:0.75">raised to {floor["misstated"]:.2f}: {check} '
+                f"reads an argument as misstated with P(misstated) {floor['misstated']:.2f} (its card above), and "
+                f"one of at least {SURE:.2f} sets the least score the verdict gives</div>"
+            )
         heading = f"<b>{ERROR_TITLES[error_type]}</b>"
         blocks.append(
             f'<div data-evidence-for="{error_type}" style="margin:0.3em 0 0.6em">{heading}{"".join(rows)}</div>'

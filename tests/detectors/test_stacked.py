@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from explorer.detectors.stacked import (
     FINDINGS,
     OPTIONAL,
     RESPONSE_WORDS,
+    SURE,
     StackedDetector,
     feature_row,
     load,
@@ -127,6 +129,35 @@ def test_the_verdict_keeps_the_meaning_checks_findings_so_its_cards_need_no_othe
     result = detector.score(turned)
     assert result.details["findings"] == detector.components[FINDINGS].score(turned).details["findings"]
     assert [f["argument"] for f in misstatements(result)] == [[0, 0]]
+
+
+def test_a_sure_misstatement_sets_a_floor_under_the_verdict_and_points_it_at_the_turned_statement(detector):
+    """Issue 47: a turned argument keeps the argument's words, so the heads call it supported; a
+    misstatement the meaning check is sure of (SURE) raises both P(error)s, its perspective's,
+    the turning words and the argument's words to its P(misstated), and says so in the evidence."""
+    turned = make_example(
+        "Supporters say open primaries decrease voter engagement. Critics warn that open primaries weaken "
+        "party loyalty.",
+        ("pro", ["Open primaries increase voter engagement."]),
+        ("con", ["Open primaries weaken party loyalty."]),
+    )
+    results = {name: detector.components[name].score(turned) for name in detector.read}
+    plain = detector.combine(turned, results)
+    meaning = results[FINDINGS]
+    [finding] = [f for f in meaning.details["findings"] if f["finding"] == "misstates"]
+    assert finding["misstated"] < SURE and plain.hallucination < SURE  # as shipped: a card, no floor
+    assert plain.details["evidence"]["hallucination"].get("floor") is None
+
+    sure = {**finding, "misstated": 0.9}
+    findings = [sure if f is finding else f for f in meaning.details["findings"]]
+    raised = detector.combine(turned, {**results, FINDINGS: replace(meaning, details={"findings": findings})})
+    assert raised.hallucination == raised.coverage == raised.per_perspective["pro"] == 0.9
+    assert raised.per_perspective["con"] == plain.per_perspective["con"]
+    assert raised.details["evidence"]["coverage"]["floor"] == {"misstated": 0.9, "argument": [0, 0], "by": FINDINGS}
+    top = max(raised.response_words, key=lambda w: w.score)
+    assert turned.response[top.start : top.end] == "decrease"
+    assert {w.score for w in raised.argument_word_scores(0, 0)} == {0.9}
+    assert raised.argument_word_scores(1, 0) == plain.argument_word_scores(1, 0)
 
 
 def _a_few_of_each(examples, count):

@@ -122,7 +122,7 @@ def test_an_unlikely_verdict_beside_a_misstated_argument_differs_and_says_what_t
         assert not read.claim_view_flags_piece, error_type  # closeness calls the turned sentence supported
         assert read.misstates_piece and read.agrees is False
         line = account_line_html(TURNED, read)
-        assert "Meaning check (judge): <b>pro 1</b> misstated, P(misstated) 0.65" in line and "differs: why" in line
+        assert "<b>pro 1</b> misstated (0.65, card below)" in line and "differs: why" in line
     box = accounts_html(TURNED, found, "Judge")
     assert "The verdict and the meaning check differ" in box
     assert "\u201cSupporters say open primaries decrease voter engagement.\u201d as misstating <b>pro 1</b>" in box
