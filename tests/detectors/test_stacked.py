@@ -7,6 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from bench.floor import head_p
 from explorer import detectors
 from explorer.cli.stacked import feature_options, scored_once
 from explorer.config import SAMPLE_DIR
@@ -158,6 +159,8 @@ def test_a_sure_misstatement_sets_a_floor_under_the_verdict_and_points_it_at_the
     assert turned.response[top.start : top.end] == "decrease"
     assert {w.score for w in raised.argument_word_scores(0, 0)} == {0.9}
     assert raised.argument_word_scores(1, 0) == plain.argument_word_scores(1, 0)
+    # bench/floor.py reads the head's own P(error) back from the evidence, under any floor
+    assert [head_p(raised, t) for t in ERROR_TYPES] == pytest.approx([plain.hallucination, plain.coverage])
 
 
 def _a_few_of_each(examples, count):

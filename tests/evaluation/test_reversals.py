@@ -64,8 +64,8 @@ def test_there_are_fourteen_twins_of_every_kind_of_turn():
         assert record["response"].count(record["reversed"]["text"]) == 1
 
 
-# Issue 47's target, not met by stacked v13 (docs/development/models.md: 4 of 14 reversals raised,
-# two of them by the floor a sure misstatement sets, 12 of 14 faithful twins cleared; the polarity
+# Issue 47's target, not met by stacked v13 (docs/development/models.md: 2 of 14 reversals raised,
+# 12 of 14 faithful twins cleared; at a floor of 0.70 instead of 0.85, 4 raised; the polarity
 # check scores most negations, comparatives and quantities turned, but the head gives it little
 # weight and it also fires on faithful twins; the meaning check's judge misses antonyms, roles and
 # causes). Strict: meeting it removes this.
