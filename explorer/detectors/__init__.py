@@ -393,7 +393,8 @@ _SPECS = (
         "Perspectrum train and of the team-written corpora (both recipes) the taggers never saw, C and features "
         "chosen on the worst slice of both foreign NPOV dev sets and Perspectrum dev "
         "(python -m explorer.cli.stacked). The verdict's detector; where its heads read the meaning check, it keeps "
-        "that check's findings, shown as cards under the verdict.",
+        "that check's findings, shown as cards under the verdict, and a misstatement that check is sure of "
+        "(P(misstated) at least stacked.SURE) sets the least P(error) it gives.",
     ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}
