@@ -7,11 +7,10 @@
 A stacked result keeps what each feature added to its head's log-odds (`details.EVIDENCE`), so
 the head's own P(error) is read back from it, and the floor of a sure misstatement
 (`details.misstatements`) is put under it at each height: every height is measured on the same
-scores, without scoring again. Prints ROC AUC × 100 per file and slice (`explorer eval`'s slices
-on organic, synthetic and paraphrased answers; each variant against the `A` answers where the
-records name variants), "none" first. `FILE:SPLIT` keeps one split (Perspectrum's built file
-holds train and dev: `explorer build-data --out PERSPECTRUM.jsonl`). Only results in the cache
-count; the number read is printed.
+scores, without scoring again. Prints ROC AUC × 100 per file and slice (`explorer eval`'s:
+`explorer.evaluation.slices`, the paper's and each variant's), "none" first. `FILE:SPLIT` keeps
+one split (Perspectrum's built file holds train and dev: `explorer build-data --out
+PERSPECTRUM.jsonl`). Only results in the cache count; the number read is printed.
 """
 
 from __future__ import annotations
@@ -27,43 +26,23 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 
 from explorer.config import cache_dir  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
-from explorer.data.labels import ERROR_TYPES, is_ambiguous, is_error_free  # noqa: E402
+from explorer.data.labels import ERROR_TYPES  # noqa: E402
 from explorer.detectors.details import EVIDENCE, misstatements  # noqa: E402
-from explorer.detectors.stacked import StackedDetector  # noqa: E402
+from explorer.detectors.stacked import StackedDetector, evidence_logit  # noqa: E402
+from explorer.evaluation.slices import rankable_slices, variant_slices  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
-
-LABEL = {"hallucination": "hallucination", "coverage": "coverage_error"}
-VARIANTS = {"hallucination": ("R", "N", "F", "S1"), "coverage": ("R", "C", "F", "S2")}
-KINDS = {"organic": "organic", "synthetic": "organic", "synthetic_paraphrased": "paraphrased"}
 
 
 def head_p(result, error_type: str) -> float:
     """The head's own P(error), before any floor: the logistic of the evidence's log-odds."""
-    evidence = EVIDENCE.of(result)[error_type]
-    return 1 / (1 + math.exp(-(evidence["intercept"] + sum(f["push"] for f in evidence["features"]))))
+    return 1 / (1 + math.exp(-evidence_logit(EVIDENCE.of(result)[error_type])))
 
 
-def slices(rows, error_type: str) -> dict[str, tuple[list, list]]:
-    """Per slice, (rows with the error, rows without any) as `explorer eval` pairs them."""
-    found = {}
-    key = LABEL[error_type]
-    if any(example.extra.get("variant") for example, *_ in rows):
-        clean = [r for r in rows if r[0].extra.get("variant") == "A"]
-        for variant in VARIANTS[error_type]:
-            found[variant] = (
-                [r for r in rows if r[0].extra.get("variant") == variant and getattr(r[0].labels, key)],
-                clean,
-            )
-        return found
-    for kind, base in KINDS.items():
-        clean = [r for r in rows if (r[0].labels.kind or "organic") == base and is_error_free(r[0].labels)]
-        errors = [
-            r
-            for r in rows
-            if (r[0].labels.kind or "organic") == kind and getattr(r[0].labels, key) and not is_ambiguous(r[0].labels)
-        ]
-        if errors and clean:
-            found[kind] = (errors, clean)
+def slices(examples) -> list[tuple[str, str, list]]:
+    """`explorer eval`'s slices of `examples` (the paper's, then each variant's): error type, name, members."""
+    found = [(error_type, chosen.name, members) for error_type, chosen, members in rankable_slices(examples)]
+    for error_type in ERROR_TYPES:
+        found += [(error_type, variant, members) for variant, members in variant_slices(examples, error_type)]
     return found
 
 
@@ -77,24 +56,23 @@ def main(argv=None) -> int:
     for given in args.data:
         path, _, split = given.partition(":")
         examples = [e for e in parse_jsonl(Path(path)).examples if not split or e.split == split]
-        rows = []
+        scored = {}
         for example in examples:
             if (result := cache.get(detector, example)) is not None:
                 found = misstatements(result)
-                rows.append(
-                    (example, {t: head_p(result, t) for t in ERROR_TYPES}, found[0]["misstated"] if found else 0.0)
-                )
-        print(f"{given}: {len(rows)} of {len(examples)} results cached")
+                top = found[0]["misstated"] if found else 0.0
+                scored[example.id] = ({t: head_p(result, t) for t in ERROR_TYPES}, top)
+        print(f"{given}: {len(scored)} of {len(examples)} results cached")
+        cached = [e for e in examples if e.id in scored]
         for floor in floors:
             cells = []
-            for error_type in ERROR_TYPES:
-                for name, (errors, clean) in slices(rows, error_type).items():
-                    scores = [
-                        max(h[error_type], top if floor is not None and top >= floor else 0.0)
-                        for _, h, top in errors + clean
-                    ]
-                    auc = roc_auc_score([1] * len(errors) + [0] * len(clean), scores)
-                    cells.append(f"{error_type[:4]}. {name} {100 * auc:.1f}")
+            for error_type, name, members in slices(cached):
+                scores = []
+                for example, _ in members:
+                    heads, top = scored[example.id]
+                    scores.append(max(heads[error_type], top if floor is not None and top >= floor else 0.0))
+                auc = roc_auc_score([label for _, label in members], scores)
+                cells.append(f"{error_type[:4]}. {name} {100 * auc:.1f}")
             print(f"  floor {floor if floor is not None else 'none'}: " + " | ".join(cells))
     return 0
 

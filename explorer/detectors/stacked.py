@@ -139,6 +139,11 @@ def evidence(head: LogisticHead, row: np.ndarray) -> dict:
     return {"intercept": head.intercept, "features": sorted(features, key=lambda f: -abs(f["push"]))}
 
 
+def evidence_logit(evidence: Mapping) -> float:
+    """The head's own log-odds on the row an `evidence` record explains, before any floor."""
+    return evidence["intercept"] + sum(feature["push"] for feature in evidence["features"])
+
+
 def raised(
     words: Sequence[ResponseWordScore], by: Iterable[Iterable[ResponseWordScore]]
 ) -> tuple[ResponseWordScore, ...]:
@@ -171,14 +176,13 @@ def floored(
     if not sure:
         return {}, {}, (), tuple(argument_words)
     floors = {error_type: _floor(sure[0]) for error_type in ERROR_TYPES}
-    by_perspective = {}
-    for f in reversed(sure):  # the surest last, so it stays
-        by_perspective[example.perspectives[f["argument"][0]].name] = _floor(f)
+    by_perspective: dict[str, dict] = {}
+    level: dict[tuple[int, int], float] = {}
+    for f in sure:  # surest first: each key keeps its surest
+        by_perspective.setdefault(example.perspectives[f["argument"][0]].name, _floor(f))
+        level.setdefault(tuple(f["argument"]), f["misstated"])
     pieces = [f["piece"] for f in sure]
     words = tuple(w for w in results[FINDINGS].response_words if any(s <= w.start and w.end <= e for s, e in pieces))
-    level: dict[tuple[int, int], float] = {}
-    for f in sure:
-        level.setdefault(tuple(f["argument"]), f["misstated"])
     arguments = tuple(
         dataclasses.replace(w, score=max(w.score, level.get((w.perspective, w.argument), 0.0))) for w in argument_words
     )

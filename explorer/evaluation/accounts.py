@@ -112,6 +112,12 @@ class Account:
         return self.argument is not None and self.argument.flagged
 
     @property
+    def closeness_misses_misstatement(self) -> bool:
+        """The verdict says unlikely beside a misstatement the meaning check found: the case the
+        account explains by what a turned argument keeps (its words)."""
+        return bool(self.misstated) and self.verdict.verdict == UNLIKELY
+
+    @property
     def agrees(self) -> bool | None:
         """True or False where the verdict takes a side (likely / unlikely) and the claim view's
         reading of the same text does or does not bear it out; None where the verdict is unclear

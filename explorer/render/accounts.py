@@ -128,7 +128,7 @@ def _why(example: Example, account: Account, verdict_title: str, told: bool = Fa
     """The facts behind a disagreement, in sentences; `told`: a misstatement's reading was just told."""
     title, match = html.escape(verdict_title), account.match
     band = html.escape(account.verdict.verdict or "")
-    if account.misstated and account.verdict.verdict == "unlikely":
+    if account.closeness_misses_misstatement:
         return _why_misstated(example, account, verdict_title, again=told)
     if account.error_type == "hallucination":
         piece = account.verdict.piece
@@ -206,11 +206,11 @@ def _why(example: Example, account: Account, verdict_title: str, told: bool = Fa
 def accounts_html(example: Example, accounts: Mapping[str, Account], verdict_title: str) -> str:
     """Where the verdict and the claim view differ, why, one paragraph per error type ("" where they do not)."""
     differing = {error_type: account for error_type, account in accounts.items() if account.agrees is False}
-    turned = any(account.misstated and account.verdict.verdict == "unlikely" for account in differing.values())
+    turned = any(account.closeness_misses_misstatement for account in differing.values())
     paragraphs, told = [], False
     for error_type, account in differing.items():
         why = _why(example, account, verdict_title, told)
-        told = told or bool(account.misstated and account.verdict.verdict == "unlikely")
+        told = told or account.closeness_misses_misstatement
         paragraphs.append(f'<p data-differs="{error_type}" style="margin:0.3em 0">{why}</p>')
     if not paragraphs:
         return ""

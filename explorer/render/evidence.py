@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
-from explorer.detectors.stacked import SURE
+from explorer.detectors.stacked import SURE, evidence_logit
 
 TOWARD_ERROR = "rgba(220,38,38,0.75)"
 TOWARD_NO_ERROR = "rgba(22,163,74,0.75)"
@@ -66,7 +66,7 @@ def verdict_evidence_html(
                 f"{_push_bar(feature['push'], widest)}"
                 f'<span style="text-align:right">{feature["push"]:+.2f}</span></div>'
             )
-        logit = evidence[error_type]["intercept"] + sum(feature["push"] for feature in evidence[error_type]["features"])
+        logit = evidence_logit(evidence[error_type])
         calibrated = (probabilities or {}).get(error_type)
         reading = f"; the verdict's P(error) {calibrated:.2f}" if calibrated is not None else ""
         rows.append(
