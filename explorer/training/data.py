@@ -46,9 +46,12 @@ def is_labelled(labels) -> bool:
     return labels.hallucination is not None and labels.coverage_error is not None
 
 
-def corpus_builder_parser(prog: str, doc: str, corpora: str) -> argparse.ArgumentParser:
+def corpus_builder_parser(
+    prog: str, doc: str, corpora: str, add_inputs: Callable[[Any], Sequence[str]] | None = None
+) -> argparse.ArgumentParser:
     """A builder's command line over the built written corpora (`--CORPORA` files), Perspectrum
-    train (`--perspectrum`) and one output of third-party text (`--out`), declared to the guard."""
+    train (`--perspectrum`) and one output of third-party text (`--out`), declared to the guard;
+    `add_inputs(parser)` adds the caller's own input options and returns their dests."""
     from explorer.cli.guard import Files, declare
 
     parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0])
@@ -57,7 +60,8 @@ def corpus_builder_parser(prog: str, doc: str, corpora: str) -> argparse.Argumen
     )
     parser.add_argument("--out", type=Path, required=True, help="output JSON Lines (third-party text: a cache)")
     parser.add_argument("--perspectrum", type=Path, help="the Perspectrum folder (default: ../shared/data/perspectrum)")
-    declare(parser, Files(inputs=(corpora, "perspectrum"), output="out", third_party=True))
+    more = tuple(add_inputs(parser)) if add_inputs else ()
+    declare(parser, Files(inputs=(corpora, "perspectrum", *more), output="out", third_party=True))
     return parser
 
 

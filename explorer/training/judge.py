@@ -8,9 +8,11 @@ on all-MiniLM-L6-v2, over argument / piece pairs.
 
 The pairs of the components' half of the train claims (`explorer.training.data.topic_half`: the
 stacked detector's head is fitted on the other half, on scores the judge never trained on). Each
-batch draws the three labels in equal shares, and *misstates* pairs half from answers the team
-wrote and half from the rule-built ones (`explorer.training.judge_data`): the written ones are
-few and natural, the rule-built many and sometimes clumsy.
+batch draws the three labels in equal shares, *misstates* pairs half from what the team wrote
+(distorted answers and twins) and half from the rule-built ones (`explorer.training.judge_data`):
+the written ones are few and natural, the rule-built many and sometimes clumsy; and a quarter of
+the *states* pairs from the twins' reworded statements, so that a negation or a comparison said
+in other words is seen often enough to be told from a turned one.
 
 Chosen on pairs of three dev sets that no step trains on (selection only), each a worst case:
 `misstates` is the lowest ROC AUC of P(misstates) for misstated against faithful statements (the
@@ -58,7 +60,8 @@ from explorer.training.data import encoder_lora, roc_auc, save_peft, topic_half,
 from explorer.training.judge_data import COVERS, Builder, Pair, _share, build, read_pairs, write_pairs
 
 SECOND_DEV = "dev_v3.jsonl"  # beside the first foreign dev set in the shared data folder
-WRITTEN_MISSTATES = 0.5  # the share of misstates drawn from the team's own distortions
+WRITTEN_MISSTATES = 0.5  # the share of misstates drawn from the team's own distortions and twins
+TWIN_STATES = 0.25  # the share of states drawn from the team-written twins' reworded statements
 
 
 @dataclass(frozen=True)
@@ -133,8 +136,11 @@ def request_pairs(
         source.update(f"{part}\n".encode())
     source.update(f"{request.seed} {matching.model_identity()}".encode())
 
+    twins, _ = judge_data.checked_twins(None)
+    source.update("".join(f"{t.argument}\t{t.text}\t{t.label}\n" for t in twins).encode())
+
     def made() -> list[Pair]:
-        built = build(request.train_set, train_claims, matching.encoder, matching, request.seed)
+        built = build(request.train_set, train_claims, matching.encoder, matching, request.seed, twins)
         return [p for p in built if topic_half(p.topic) == "components"]
 
     pairs = kept_pairs(work, source.hexdigest(), made, request.log)
@@ -180,19 +186,25 @@ def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingS
     limit = int(base.config.max_position_embeddings)
     model, lora = encoder_lora(base, settings.rank, "SEQ_CLS")
     pools = {
-        "states": [p for p in pairs if p.label == STATES],
+        "states": [p for p in pairs if p.label == STATES and p.source != "twins"],
+        "twin states": [p for p in pairs if p.label == STATES and p.source == "twins"],
         "absent": [p for p in pairs if p.label == ABSENT],
         "written misstates": [p for p in pairs if p.label == MISSTATES and "+" not in p.source],
         "rule misstates": [p for p in pairs if p.label == MISSTATES and "+" in p.source],
     }
     log(", ".join(f"{name} {len(pool)}" for name, pool in pools.items()))
-    if not (pools["states"] and pools["absent"] and (pools["written misstates"] or pools["rule misstates"])):
+    if not (
+        (pools["states"] or pools["twin states"])
+        and pools["absent"]
+        and (pools["written misstates"] or pools["rule misstates"])
+    ):
         raise ValueError("the training pairs need every label: states, misstates and absent")
     written_share = (
         WRITTEN_MISSTATES
         if pools["written misstates"] and pools["rule misstates"]
         else float(bool(pools["written misstates"]))
     )
+    twin_share = TWIN_STATES if pools["twin states"] and pools["states"] else float(bool(pools["twin states"]))
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 100) * max(0.05, 1 - step / settings.steps)
@@ -202,8 +214,10 @@ def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingS
         label = rng.randrange(3)
         if label == MISSTATES:
             pool = "written misstates" if rng.random() < written_share else "rule misstates"
+        elif label == STATES:
+            pool = "twin states" if rng.random() < twin_share else "states"
         else:
-            pool = "states" if label == STATES else "absent"
+            pool = "absent"
         return rng.choice(pools[pool])
 
     def step_loss(rng: random.Random) -> float:

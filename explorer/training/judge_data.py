@@ -24,7 +24,11 @@ judges. Sources, all on Perspectrum's train claims:
    other's negation, which is a misstatement, not an absence).
 4. **Rule-built misstatements** (`explorer.data.distortions`) of every *states* pair: the
    statement inside the piece turned, or the argument turned, with the changed words.
-5. **Rule-built restatements** (`explorer.data.restatements`) of every *states* pair whose piece
+5. **Team-written twins** (`explorer.data.written_pairs`): a statement reworded with its meaning
+   kept (*states*) beside the same words with the meaning turned (*misstates*, with the changed
+   words), and topical pieces that state nothing (*absent*), each against its perspective and
+   the other members of its cluster.
+6. **Rule-built restatements** (`explorer.data.restatements`) of every *states* pair whose piece
    or argument holds a negation another construction says as well ("does not" / "fails to",
    "would not end" / "would do nothing to end", "X, not Y" / "X rather than Y"): still *states*,
    so that a negation said another way is not read as a turned argument.
@@ -52,6 +56,7 @@ from explorer.data.example import Example
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.restatements import restatement
 from explorer.data.written import argument_statements
+from explorer.data.written_pairs import WrittenPair, check, pair_files
 from explorer.detectors.ops.judge import ABSENT, LABELS, MISSTATES, STATES
 from explorer.files import atomic_writer
 from explorer.text.claims import Span, candidate_spans
@@ -191,6 +196,15 @@ class Builder:
             yield Pair(found.text, pair.text, STATES, f"{pair.source}+restated", pair.topic)
 
 
+def twin_pairs(written: Sequence[WrittenPair], claims: Sequence[PerspectrumClaim]) -> Iterator[Pair]:
+    """The team-written twins, each against its perspective and the rest of its cluster."""
+    cluster_of = {text: [t for _, t in c.members] for claim in claims for c in claim.clusters for _, text in c.members}
+    for pair in written:
+        label = LABELS.index(pair.label)
+        for argument in cluster_of.get(pair.argument, [pair.argument]):
+            yield Pair(argument, pair.text, label, "twins", pair.topic, pair.changed)
+
+
 def _changed_in(example: Example, key: tuple[int, int], piece: Span) -> Span | None:
     """The changed words of the argument's distortion, as a span of the piece's text."""
     for d in example.extra.get("distortions") or []:
@@ -202,7 +216,12 @@ def _changed_in(example: Example, key: tuple[int, int], piece: Span) -> Span | N
 
 
 def build(
-    written: Sequence[Example], claims: Sequence[PerspectrumClaim], encoder, matching=None, seed: int = 0
+    written: Sequence[Example],
+    claims: Sequence[PerspectrumClaim],
+    encoder,
+    matching=None,
+    seed: int = 0,
+    twins: Sequence[WrittenPair] = (),
 ) -> list[Pair]:
     """Every source's pairs (module docstring); `matching` finds the first recipe's statements."""
     from explorer.training.written_synthetic import statements
@@ -222,6 +241,7 @@ def build(
             pairs += builder.answer_pairs(example, stated, {}, "written-1")
     pairs += builder.cluster_pairs(claims)
     stated = [pair for pair in pairs if pair.label == STATES]
+    pairs += twin_pairs(twins, claims)
     pairs += [m for pair in stated for m in builder.misstatements(pair)]
     return pairs + [r for pair in stated for r in builder.restatements(pair)]
 
@@ -238,7 +258,22 @@ def write_pairs(pairs: Sequence[Pair], path: Path) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    return corpus_builder_parser("python -m explorer.training.judge_data", __doc__, "written")
+    def twins(parser) -> tuple[str]:
+        parser.add_argument(
+            "--twins", type=Path, nargs="*", help="team-written twins (default: training_data/judge/*.jsonl)"
+        )
+        return ("twins",)
+
+    return corpus_builder_parser("python -m explorer.training.judge_data", __doc__, "written", twins)
+
+
+def checked_twins(paths: Sequence[Path] | None, folder: Path | None = None) -> tuple[list[WrittenPair], int]:
+    """The twins of `paths` (default: the repository's) and how many lines were bad, each named
+    on stderr with its file, line and field."""
+    twins, errors = check(pair_files() if paths is None else paths, folder)
+    for error in errors:
+        print(error, file=sys.stderr)
+    return twins, len(errors)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -253,11 +288,12 @@ def run(args: argparse.Namespace) -> int:
     read, errors = read_told(args.written)
     written = [e for e in read if e.split == "train"]
     matching = MatchingDetector()
-    pairs = build(written, load_claims(["train"], args.perspectrum), matching.encoder, matching)
+    twins, bad = checked_twins(args.twins, args.perspectrum)
+    pairs = build(written, load_claims(["train"], args.perspectrum), matching.encoder, matching, twins=twins)
     write_pairs(pairs, args.out)
     counts = {name: sum(p.label == i for p in pairs) for i, name in enumerate(LABELS)}
     print(f"wrote {len(pairs)} pairs to {args.out}: {counts}")
-    return 1 if errors else 0
+    return 1 if errors or bad else 0
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 """The meaning judge's pairs: labelled from the answer's own spans, rule-built misstatements with
-their changed words, Perspectrum's clusters as paraphrases, deterministic."""
+their changed words, Perspectrum's clusters as paraphrases, the team-written twins, deterministic."""
+
+import json
 
 import pytest
 
 from explorer.data.example import Example, Labels, Perspective
-from explorer.data.perspectrum_claims import Cluster, PerspectrumClaim
+from explorer.data.perspectrum_claims import Cluster, PerspectrumClaim, load_claims
 from explorer.detectors.ops.judge import ABSENT, MISSTATES, STATES
 from explorer.detectors.semantic_tuned import tuned_encoder
 from explorer.training import judge_data
@@ -109,3 +111,31 @@ def test_a_negation_said_another_way_is_still_a_statement(builder):
         ("Arming police will do nothing to help.", "they say it does not help"),
     }
     assert all(p.label == STATES and p.source == "perspectrum+restated" for p in restated)
+
+
+def test_main_takes_the_twins_on_train_claims_and_never_opens_the_foreign_dev_sets(
+    fake_perspectrum, opened_files, tmp_path, capsys
+):
+    folder, _, _ = fake_perspectrum
+    claims = load_claims(["train"], folder)
+    zoo = next(c for c in claims if c.id == 1)
+    pid, argument = zoo.clusters[0].members[0]
+    twin = {"claim": 1, "pid": pid, "twin": "a", "how": "restated-negation", "frame": "plain"}
+    twins = tmp_path / "hand-x.jsonl"
+    lines = [
+        twin | {"label": "states", "text": "The animals point is far from false, for every zoo."},
+        twin | {"label": "misstates", "text": "The animals point is far from true, for every zoo.", "changed": "true"},
+        twin | {"claim": 4, "label": "states", "text": "A dev claim's line, refused and never read."},
+    ]
+    twins.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    written = tmp_path / "written.jsonl"
+    written.write_text("")
+    out = tmp_path / "pairs.jsonl"
+    argv = ["--written", str(written), "--twins", str(twins), "--perspectrum", str(folder), "--out", str(out)]
+    assert judge_data.main(argv) == 1  # the bad line is named; the good ones are built
+    assert "hand-x.jsonl:3: claim:" in capsys.readouterr().err
+    assert not [path for path in opened_files if "npov_foreign" in path]
+    from_twins = [p for p in judge_data.read_pairs(out) if p.source == "twins"]
+    assert {p.argument for p in from_twins} == {text for _, text in zoo.clusters[0].members}
+    assert {p.label for p in from_twins} == {STATES, MISSTATES}
+    assert all(p.text[slice(*p.changed)] == "true" for p in from_twins if p.label == MISSTATES)
