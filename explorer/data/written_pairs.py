@@ -97,6 +97,8 @@ def _pair(record, claims: dict[int, PerspectrumClaim], where: str) -> tuple[Writ
     changed = None
     if label == "misstates":
         changed = _once(text, record.get("changed"), where, "changed")
+        if text[changed[0] - 1 : changed[0]].isalnum() or text[changed[1] : changed[1] + 1].isalnum():
+            raise CorpusError(where, "changed", f"{record['changed']!r} cuts a word: quote whole words")
     elif "changed" in record:
         raise CorpusError(where, "changed", f"only a misstatement has changed words, not a {label} line")
     twin = None
@@ -156,22 +158,29 @@ def check(paths: Sequence[Path], folder: Path | None = None) -> tuple[list[Writt
     return kept, errors + bad
 
 
-def hand_inputs(claims: Sequence[PerspectrumClaim], hands: int, per_hand: int = 22, seed: int = 47) -> list[list]:
-    """What each hand was given: `per_hand` claims of the judge's half of Perspectrum train
-    (`topic_half`, three clusters or more; disjoint between hands) with one random member of each
+# Each round of hands: its seed, hands, claims a hand, and the fewest clusters a claim has.
+ROUNDS = ((47, 5, 22, 3), (48, 4, 19, 2))
+
+
+def hand_inputs(claims: Sequence[PerspectrumClaim]) -> list[list[dict]]:
+    """What each hand was given, round by round (`ROUNDS`): claims of the judge's half of
+    Perspectrum train (`topic_half`), disjoint between hands, with one random member of each
     cluster."""
     from explorer.training.data import topic_half
 
-    rng = random.Random(seed)
-    chosen = [c for c in claims if topic_half(c.text) == "components" and len(c.clusters) >= 3]
-    rng.shuffle(chosen)
-    given = []
-    for k in range(hands):
-        given.append([])
-        for claim in chosen[k * per_hand : (k + 1) * per_hand]:
-            members = [(rng.choice(c.members), c.stance) for c in claim.clusters]
-            perspectives = [{"pid": pid, "stance": stance, "text": text} for (pid, text), stance in members]
-            given[-1].append({"claim": claim.id, "claim_text": claim.text, "perspectives": perspectives})
+    half = [c for c in claims if topic_half(c.text) == "components"]
+    given, used = [], set()
+    for seed, hands, per_hand, least in ROUNDS:
+        rng = random.Random(seed)
+        chosen = [c for c in half if len(c.clusters) >= least and c.id not in used]
+        rng.shuffle(chosen)
+        for k in range(hands):
+            given.append([])
+            for claim in chosen[k * per_hand : (k + 1) * per_hand]:
+                used.add(claim.id)
+                members = [(rng.choice(c.members), c.stance) for c in claim.clusters]
+                perspectives = [{"pid": pid, "stance": stance, "text": text} for (pid, text), stance in members]
+                given[-1].append({"claim": claim.id, "claim_text": claim.text, "perspectives": perspectives})
     return given
 
 
@@ -186,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("pairs", nargs="*", type=Path, metavar="FILE", help="default: training_data/judge/*.jsonl")
     parser.add_argument("--check", action="store_true", help="check the files and list every problem")
     parser.add_argument("--data", type=Path, help="the Perspectrum folder (default: ../shared/data/perspectrum)")
-    parser.add_argument("--inputs", type=int, metavar="HAND", help="print what hand HAND (1-5) was given and stop")
+    parser.add_argument("--inputs", type=int, metavar="HAND", help="print what hand HAND (from 1) was given and stop")
     declare(parser, Files(inputs=("pairs", "data"), also_read=lambda args: args.pairs or pair_files()))
     return parser
 
@@ -199,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     if args.inputs is not None:
-        for item in hand_inputs(load_claims(["train"], args.data), args.inputs)[args.inputs - 1]:
+        for item in hand_inputs(load_claims(["train"], args.data))[args.inputs - 1]:
             print(json.dumps(item, ensure_ascii=False))
         return 0
     pairs, errors = check(args.pairs or pair_files(), args.data)

@@ -50,6 +50,7 @@ def test_a_twin_becomes_a_statement_and_a_misstatement_whose_changed_words_are_a
     [
         ({"changed": "nowhere in it"}, "changed"),
         ({"changed": "zoo"}, "changed"),  # twice in the text
+        ({"changed": "rom tru"}, "changed"),  # part of a word
         ({"label": "contradicts"}, "label"),
         ({"text": "Zoos are bad."}, "text"),  # too short
         ({"text": "An unrelated sentence about the weather in spring, and rain.", "changed": "rain"}, "text"),
@@ -101,8 +102,8 @@ def test_the_shipped_twins_pass_their_check():
     assert errors == []
     assert {p.label for p in pairs} == set(written_pairs.LABELS) and len(pairs) >= 1000
     # each hand wrote on the claims it was given, of the judge's half (the verdict's head never sees them)
-    given = written_pairs.hand_inputs(perspectrum_claims.load_claims(["train"], folder), 5)
+    given = written_pairs.hand_inputs(perspectrum_claims.load_claims(["train"], folder))
     for k, claims in enumerate(given, 1):
         written = {p.topic for p in pairs if p.where.startswith(f"hand-{k}.jsonl:")}
-        assert written and written <= {c["claim_text"] for c in claims}
+        assert written <= {c["claim_text"] for c in claims}
     assert all(topic_half(p.topic) == "components" for p in pairs)
