@@ -31,6 +31,7 @@ DATA_MODULES = (
     "explorer.data.perspectrum",
     "explorer.data.perspectrum_answers",
     "explorer.data.written",
+    "explorer.data.written_pairs",
     "explorer.training.written_synthetic",
     "explorer.training.judge_data",
 )

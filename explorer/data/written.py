@@ -51,7 +51,7 @@ import random
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -330,13 +330,11 @@ def to_example(record: dict, claims: dict[int, PerspectrumClaim], where: str, ha
     )
 
 
-def check(paths: Sequence[Path], folder: Path | None = None) -> Checked:
-    """Every record of `paths` as an `Example` (train split), and a `CorpusError` for each bad one.
-    Raises `OSError` for a file that cannot be read (only a regular file of bounded size is)."""
-    claims = {claim.id: claim for claim in load_claims(["train"], folder)}
-    examples, errors, seen = [], [], set()
+def records(paths: Sequence[Path], errors: list[CorpusError]) -> Iterator[tuple[Path, str, object]]:
+    """Each JSON line of `paths` (sorted) as (its file, "file:line", the record); a file not UTF-8
+    or a line not JSON becomes a `CorpusError` in `errors` and the rest is read. Raises `OSError`
+    for a file that cannot be read (only a regular file of bounded size is)."""
     for path in sorted(paths):
-        hand = path.stem
         try:
             text = read_regular(path, MAX_INPUT_BYTES).decode("utf-8")
         except UnicodeDecodeError as error:
@@ -347,18 +345,27 @@ def check(paths: Sequence[Path], folder: Path | None = None) -> Checked:
                 continue
             where = f"{path.name}:{number}"
             try:
-                example = to_example(loads(line), claims, where, hand)
+                yield path, where, loads(line)
             except json.JSONDecodeError as error:
                 errors.append(CorpusError(where, "line", f"not JSON ({error.msg})"))
-                continue
-            except CorpusError as error:
-                errors.append(error)
-                continue
-            if example.id in seen:
-                errors.append(CorpusError(where, "variant", f'{example.id} is written twice (add "n": 2)'))
-                continue
-            seen.add(example.id)
-            examples.append(example)
+
+
+def check(paths: Sequence[Path], folder: Path | None = None) -> Checked:
+    """Every record of `paths` as an `Example` (train split), and a `CorpusError` for each bad one.
+    Raises `OSError` for a file that cannot be read (only a regular file of bounded size is)."""
+    claims = {claim.id: claim for claim in load_claims(["train"], folder)}
+    examples, errors, seen = [], [], set()
+    for path, where, record in records(paths, errors):
+        try:
+            example = to_example(record, claims, where, path.stem)
+        except CorpusError as error:
+            errors.append(error)
+            continue
+        if example.id in seen:
+            errors.append(CorpusError(where, "variant", f'{example.id} is written twice (add "n": 2)'))
+            continue
+        seen.add(example.id)
+        examples.append(example)
     return Checked(examples, errors)
 
 

@@ -2,6 +2,7 @@
 and the same statement with its meaning turned by the fewest words.
 
     python -m explorer.data.written_pairs --check training_data/judge/*.jsonl
+    python -m explorer.data.written_pairs --out ~/.cache/rag-error-explorer/twins.jsonl  # with arguments
     python -m explorer.data.written_pairs --inputs 3   # what the third hand was given
 
 Rules turn the words the argument uses ("cheaper" -> "more expensive"); a real answer rewords
@@ -36,14 +37,13 @@ import re
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from explorer.config import CHECKOUT
-from explorer.data.jsonl import loads
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
-from explorer.data.written import CorpusError, _once
-from explorer.files import MAX_INPUT_BYTES, read_regular
+from explorer.data.written import CorpusError, _once, records
+from explorer.files import atomic_writer
 
 PAIRS_DIR = CHECKOUT / "training_data" / "judge"
 LABELS = ("states", "misstates", "absent")
@@ -132,24 +132,17 @@ def check(paths: Sequence[Path], folder: Path | None = None) -> tuple[list[Writt
     claims = {claim.id: claim for claim in load_claims(["train"], folder)}
     kept, errors, seen = [], [], set()
     twins: dict[tuple, list[WrittenPair]] = defaultdict(list)
-    for path in sorted(paths):
-        for number, line in enumerate(read_regular(path, MAX_INPUT_BYTES).decode("utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            where = f"{Path(path).name}:{number}"
-            try:
-                pair, twin = _pair(loads(line), claims, where)
-            except json.JSONDecodeError as error:
-                errors.append(CorpusError(where, "line", f"not JSON ({error.msg})"))
-                continue
-            except CorpusError as error:
-                errors.append(error)
-                continue
-            if (pair.argument, pair.text) in seen:
-                errors.append(CorpusError(where, "text", "is written twice for this argument"))
-                continue
-            seen.add((pair.argument, pair.text))
-            (twins[twin] if twin else kept).append(pair)
+    for _, where, record in records([Path(p) for p in paths], errors):
+        try:
+            pair, twin = _pair(record, claims, where)
+        except CorpusError as error:
+            errors.append(error)
+            continue
+        if (pair.argument, pair.text) in seen:
+            errors.append(CorpusError(where, "text", "is written twice for this argument"))
+            continue
+        seen.add((pair.argument, pair.text))
+        (twins[twin] if twin else kept).append(pair)
     bad = _twin_errors(twins)
     dropped = {e.where for e in bad}
     for pairs in twins.values():
@@ -189,14 +182,23 @@ def pair_files(folder: Path = PAIRS_DIR) -> list[Path]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from explorer import console
     from explorer.cli.guard import Files, declare
 
     parser = argparse.ArgumentParser(prog="python -m explorer.data.written_pairs", description=__doc__.split("\n")[0])
     parser.add_argument("pairs", nargs="*", type=Path, metavar="FILE", help="default: training_data/judge/*.jsonl")
     parser.add_argument("--check", action="store_true", help="check the files and list every problem")
+    parser.add_argument("--out", type=Path, help="write the checked lines with their arguments (third-party text)")
     parser.add_argument("--data", type=Path, help="the Perspectrum folder (default: ../shared/data/perspectrum)")
-    parser.add_argument("--inputs", type=int, metavar="HAND", help="print what hand HAND (from 1) was given and stop")
-    declare(parser, Files(inputs=("pairs", "data"), also_read=lambda args: args.pairs or pair_files()))
+    hands = sum(round[1] for round in ROUNDS)
+    parser.add_argument(
+        "--inputs",
+        type=console.bounded(int, 1, hands),
+        metavar="HAND",
+        help=f"print what hand HAND (1-{hands}) was given and stop",
+    )
+    also_read = lambda args: args.pairs or pair_files()  # noqa: E731
+    declare(parser, Files(inputs=("pairs", "data"), also_read=also_read, output="out", third_party=True))
     return parser
 
 
@@ -216,6 +218,11 @@ def run(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
     counts = {label: sum(p.label == label for p in pairs) for label in LABELS}
     print(f"{len(pairs)} good lines ({', '.join(f'{k} {v}' for k, v in counts.items())}); {len(errors)} problems")
+    if args.out and not args.check:
+        with atomic_writer(args.out) as out:
+            for pair in pairs:
+                out.write(json.dumps(asdict(pair), ensure_ascii=False) + "\n")
+        print(f"wrote {len(pairs)} lines to {args.out}")
     return 1 if errors else 0
 
 

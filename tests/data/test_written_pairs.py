@@ -107,3 +107,17 @@ def test_the_shipped_twins_pass_their_check():
         written = {p.topic for p in pairs if p.where.startswith(f"hand-{k}.jsonl:")}
         assert written <= {c["claim_text"] for c in claims}
     assert all(topic_half(p.topic) == "components" for p in pairs)
+
+
+def test_the_command_writes_the_checked_lines_with_their_arguments_and_exits_1_on_a_bad_one(
+    fake_perspectrum, tmp_path, capsys
+):
+    folder, _, _ = fake_perspectrum
+    path = tmp_path / "hand-x.jsonl"
+    path.write_text("\n".join([*map(json.dumps, _twin(folder)), "not json"]) + "\n")
+    out = tmp_path / "twins.jsonl"
+    assert written_pairs.main([str(path), "--data", str(folder), "--out", str(out)]) == 1
+    assert "hand-x.jsonl:3: line: not JSON" in capsys.readouterr().err
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [w["label"] for w in written] == ["states", "misstates"]
+    assert {w["argument"] for w in written} == {_claim(folder).clusters[0].members[0][1]}

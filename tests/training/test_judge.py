@@ -33,7 +33,7 @@ def test_the_trainer_records_its_data_and_its_saved_adapter_scores_as_trained(tm
     [kept] = (tmp_path / "work").glob("pairs-*.jsonl")
     assert record["task"] == JUDGE_TASK and record["dev_is_held_out"] is True
     assert record["train_examples"] == 0 and record["dev_data"] == ["perspectrum dev"]
-    assert set(record["train_pairs"]) == {"states", "absent", "written misstates", "rule misstates"}
+    assert set(record["train_pairs"]) == {"states", "twin states", "absent", "written misstates", "rule misstates"}
     assert record["train_pairs"]["states"] and record["train_pairs"]["rule misstates"]
     assert [step for step, _ in record["loss"]] == [1, 2] and record["kept_step"] == 2
     trainer.save(model, record, tmp_path / "out")
