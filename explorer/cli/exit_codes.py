@@ -71,7 +71,12 @@ EXIT_CODES = (
         "some input lines (or corpus records) were invalid, or some examples could not be scored, checked or "
         "answered: each is named on stderr, and everything else was still processed and written",
         ("validate", "score", "eval", "synth", "generate", "claims", "calibrate", "rates"),
-        ("explorer.data.written", "explorer.training.written_synthetic", "explorer.training.judge_data"),
+        (
+            "explorer.data.written",
+            "explorer.data.written_pairs",
+            "explorer.training.written_synthetic",
+            "explorer.training.judge_data",
+        ),
     ),
     ExitCode(
         EXIT_USAGE,
