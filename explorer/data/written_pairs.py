@@ -41,12 +41,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from explorer.config import CHECKOUT
+from explorer.data.labels import JUDGE_LABELS
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.written import CorpusError, _once, records
 from explorer.files import atomic_writer
 
 PAIRS_DIR = CHECKOUT / "training_data" / "judge"
-LABELS = ("states", "misstates", "absent")
 WORDS = (4, 80)  # a statement's length in words, inclusive
 TWIN_OVERLAP = 0.4  # the least share of words a misstatement keeps from its faithful twin
 
@@ -86,8 +86,8 @@ def _pair(record, claims: dict[int, PerspectrumClaim], where: str) -> tuple[Writ
     if pid not in members:
         raise CorpusError(where, "pid", f"{pid} is not a perspective of claim {claim.id}")
     label = _field(record, "label", str, where)
-    if label not in LABELS:
-        raise CorpusError(where, "label", f"{label!r} is not one of {', '.join(LABELS)}")
+    if label not in JUDGE_LABELS:
+        raise CorpusError(where, "label", f"{label!r} is not one of {', '.join(JUDGE_LABELS)}")
     text = _field(record, "text", str, where)
     how = _field(record, "how", str, where)
     if not WORDS[0] <= len(text.split()) <= WORDS[1]:
@@ -216,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
     pairs, errors = check(args.pairs or pair_files(), args.data)
     for error in errors:
         print(error, file=sys.stderr)
-    counts = {label: sum(p.label == label for p in pairs) for label in LABELS}
+    counts = {label: sum(p.label == label for p in pairs) for label in JUDGE_LABELS}
     print(f"{len(pairs)} good lines ({', '.join(f'{k} {v}' for k, v in counts.items())}); {len(errors)} problems")
     if args.out and not args.check:
         with atomic_writer(args.out) as out:

@@ -57,7 +57,7 @@ from explorer.training.checkpoints import (
     work_of,
 )
 from explorer.training.data import encoder_lora, roc_auc, save_peft, topic_half, torch_training, training_record
-from explorer.training.judge_data import COVERS, Builder, Pair, _share, build, read_pairs, write_pairs
+from explorer.training.judge_data import COVERS, TWINS, Builder, Pair, _share, build, read_pairs, write_pairs
 
 SECOND_DEV = "dev_v3.jsonl"  # beside the first foreign dev set in the shared data folder
 WRITTEN_MISSTATES = 0.5  # the share of misstates drawn from the team's own distortions and twins
@@ -178,6 +178,11 @@ def evaluate(model, tokenizer, limit: int, dev: dict[str, list[Pair]], log) -> d
     }
 
 
+def _share_of(share: float, chosen: Sequence[Pair], other: Sequence[Pair]) -> float:
+    """How often a draw takes `chosen` rather than `other`: `share` where both hold pairs, else all or none."""
+    return share if chosen and other else float(bool(chosen))
+
+
 def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingSettings, work: Path, *, log=print):
     started = time.monotonic()
     torch.manual_seed(settings.seed)
@@ -186,8 +191,8 @@ def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingS
     limit = int(base.config.max_position_embeddings)
     model, lora = encoder_lora(base, settings.rank, "SEQ_CLS")
     pools = {
-        "states": [p for p in pairs if p.label == STATES and p.source != "twins"],
-        "twin states": [p for p in pairs if p.label == STATES and p.source == "twins"],
+        "states": [p for p in pairs if p.label == STATES and p.source != TWINS],
+        "twin states": [p for p in pairs if p.label == STATES and p.source == TWINS],
         "absent": [p for p in pairs if p.label == ABSENT],
         "written misstates": [p for p in pairs if p.label == MISSTATES and "+" not in p.source],
         "rule misstates": [p for p in pairs if p.label == MISSTATES and "+" in p.source],
@@ -199,12 +204,8 @@ def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingS
         and (pools["written misstates"] or pools["rule misstates"])
     ):
         raise ValueError("the training pairs need every label: states, misstates and absent")
-    written_share = (
-        WRITTEN_MISSTATES
-        if pools["written misstates"] and pools["rule misstates"]
-        else float(bool(pools["written misstates"]))
-    )
-    twin_share = TWIN_STATES if pools["twin states"] and pools["states"] else float(bool(pools["twin states"]))
+    written_share = _share_of(WRITTEN_MISSTATES, pools["written misstates"], pools["rule misstates"])
+    twin_share = _share_of(TWIN_STATES, pools["twin states"], pools["states"])
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 100) * max(0.05, 1 - step / settings.steps)

@@ -65,6 +65,7 @@ from explorer.training.data import corpus_builder_parser, read_told
 COVERS = 0.6  # a piece states (misstates) an argument when it holds this share of a statement
 TOUCHES = 0.15  # below this share a piece is absent; between, the pair is left out
 HARD = 3
+TWINS = "twins"  # the source of the team-written twins' pairs
 RULE_SHARE = 0.7  # the share of states pairs that also give a rule-built misstatement
 
 
@@ -202,7 +203,7 @@ def twin_pairs(written: Sequence[WrittenPair], claims: Sequence[PerspectrumClaim
     for pair in written:
         label = LABELS.index(pair.label)
         for argument in cluster_of.get(pair.argument, [pair.argument]):
-            yield Pair(argument, pair.text, label, "twins", pair.topic, pair.changed)
+            yield Pair(argument, pair.text, label, TWINS, pair.topic, pair.changed)
 
 
 def _changed_in(example: Example, key: tuple[int, int], piece: Span) -> Span | None:

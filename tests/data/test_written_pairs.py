@@ -7,6 +7,7 @@ import json
 import pytest
 
 from explorer.data import perspectrum_claims, written_pairs
+from explorer.data.labels import JUDGE_LABELS
 from explorer.data.shared_data import SharedDataNotFoundError, shared_data_dir
 from explorer.detectors.ops.judge import MISSTATES, STATES
 from explorer.training import judge_data
@@ -100,7 +101,7 @@ def test_the_shipped_twins_pass_their_check():
         pytest.skip(str(error))
     pairs, errors = written_pairs.check(written_pairs.pair_files(), folder)
     assert errors == []
-    assert {p.label for p in pairs} == set(written_pairs.LABELS) and len(pairs) >= 1000
+    assert {p.label for p in pairs} == set(JUDGE_LABELS) and len(pairs) >= 1000
     # each hand wrote on the claims it was given, of the judge's half (the verdict's head never sees them)
     given = written_pairs.hand_inputs(perspectrum_claims.load_claims(["train"], folder))
     for k, claims in enumerate(given, 1):

@@ -22,13 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.data.labels import JUDGE_TASK
+from explorer.data.labels import JUDGE_LABELS, JUDGE_TASK
 from explorer.models.encoder import default_model_path, encoder_identity, load_pair_classifier
 from explorer.models.identity import folder_digest
 from explorer.text.words import DEFAULT_SEGMENTER
 
 TASK = JUDGE_TASK
-LABELS = ("states", "misstates", "absent")
+LABELS = JUDGE_LABELS
 STATES, MISSTATES, ABSENT = range(3)
 Span = tuple[int, int]
 
