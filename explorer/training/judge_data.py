@@ -32,6 +32,12 @@ judges. Sources, all on Perspectrum's train claims:
    or argument holds a negation another construction says as well ("does not" / "fails to",
    "would not end" / "would do nothing to end", "X, not Y" / "X rather than Y"): still *states*,
    so that a negation said another way is not read as a turned argument.
+7. **Rule-built rewordings** (`explorer.data.restatements.rewording`) of half the *states*
+   pairs, in the piece or the argument: a word put for another of its group ("reduce" ->
+   "lower") or a comparison said from the scale's other end ("cheaper than" -> "less expensive
+   than"), *states*, beside the same new words turned ("lower" -> "raise", "less expensive" ->
+   "more expensive"), *misstates* with the changed words: what tells them apart is the
+   direction, not which words changed.
 
 Absent pairs are many and mostly easy; each argument keeps the `HARD` absent pieces the tuned
 matcher finds closest to it (what the detector's shortlist would show the judge) and one more
@@ -54,7 +60,7 @@ import numpy as np
 from explorer.data.distortions import RULES
 from explorer.data.example import Example
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
-from explorer.data.restatements import restatement
+from explorer.data.restatements import restatement, rewording
 from explorer.data.written import argument_statements
 from explorer.data.written_pairs import WrittenPair, check, pair_files
 from explorer.detectors.ops.judge import ABSENT, LABELS, MISSTATES, STATES
@@ -67,6 +73,7 @@ TOUCHES = 0.15  # below this share a piece is absent; between, the pair is left 
 HARD = 3
 TWINS = "twins"  # the source of the team-written twins' pairs
 RULE_SHARE = 0.7  # the share of states pairs that also give a rule-built misstatement
+REWORD_SHARE = 0.5  # the share of states pairs that also give a rule-built rewording and its twin
 
 
 @dataclass(frozen=True)
@@ -188,6 +195,26 @@ class Builder:
                 distorted.text, pair.text, MISSTATES, f"{pair.source}+{how}", pair.topic, None, distorted.changed
             )
 
+    def rewordings(self, pair: Pair) -> Iterator[Pair]:
+        """Rule-built rewordings of a states pair (`REWORD_SHARE` of them), the piece's or the
+        argument's: said in other words (states) and the same words turned (misstates)."""
+        rng = random.Random(f"{self.seed}:reworded:{pair.argument}:{pair.text}")
+        if rng.random() >= REWORD_SHARE:
+            return
+        in_piece = rng.random() < 0.6
+        found = rewording(pair.text if in_piece else pair.argument, rng)
+        if found is None:
+            return
+        source = f"{pair.source}+reworded"
+        if in_piece:
+            yield Pair(pair.argument, found.kept.text, STATES, source, pair.topic)
+            if found.turned is not None:
+                yield Pair(pair.argument, found.turned.text, MISSTATES, source, pair.topic, found.turned.changed)
+            return
+        yield Pair(found.kept.text, pair.text, STATES, source, pair.topic)
+        if found.turned is not None:
+            yield Pair(found.turned.text, pair.text, MISSTATES, source, pair.topic, None, found.turned.changed)
+
     def restatements(self, pair: Pair) -> Iterator[Pair]:
         """Rule-built restatements of a states pair's negations: the piece's, then the argument's."""
         rng = random.Random(f"{self.seed}:restated:{pair.argument}:{pair.text}")
@@ -244,7 +271,8 @@ def build(
     stated = [pair for pair in pairs if pair.label == STATES]
     pairs += twin_pairs(twins, claims)
     pairs += [m for pair in stated for m in builder.misstatements(pair)]
-    return pairs + [r for pair in stated for r in builder.restatements(pair)]
+    pairs += [r for pair in stated for r in builder.restatements(pair)]
+    return pairs + [r for pair in stated for r in builder.rewordings(pair)]
 
 
 def read_pairs(path: Path) -> list[Pair]:

@@ -113,6 +113,20 @@ def test_a_negation_said_another_way_is_still_a_statement(builder):
     assert all(p.label == STATES and p.source == "perspectrum+restated" for p in restated)
 
 
+def test_a_rewording_is_a_statement_and_its_turned_twin_a_misstatement_with_the_changed_words(builder):
+    made = []
+    for n in range(40):  # a share of the states pairs is reworded, the piece's or the argument's words
+        pair = judge_data.Pair(f"Gun control would reduce crime ({n}).", "it would reduce crime", STATES, "p", "t")
+        made += builder.rewordings(pair)
+    kept = [p for p in made if p.label == STATES]
+    turned = [p for p in made if p.label == MISSTATES]
+    assert kept and turned and all(p.source == "p+reworded" for p in made)
+    assert {p.text for p in kept} | {p.argument for p in kept} >= {"it would lower crime"}
+    for p in turned:
+        span, text = (p.changed, p.text) if p.changed else (p.changed_in_argument, p.argument)
+        assert text[slice(*span)].lower() in {"increase", "raise", "worsen"}  # the lexicon's opposites
+
+
 def test_main_takes_the_twins_on_train_claims_and_never_opens_the_foreign_dev_sets(
     fake_perspectrum, opened_files, tmp_path, capsys
 ):
