@@ -26,7 +26,8 @@ expensive as", "is cheaper than" -> "costs less than"). Each comes with its turn
 same new words with the direction flipped ("lower" -> "raise", "less expensive" -> "more
 expensive"), so that what tells the two apart is the direction, not which words changed. A verb's
 base form is changed only where it reads as a verb (after "to", a modal or a negation: "harm" in
-"more harm than good" is a noun), its -s form not after a determiner nor before "of" or "in".
+"more harm than good" is a noun), its -s form not after a determiner nor before "of", "in", "on" or
+"for".
 """
 
 from __future__ import annotations
