@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from explorer.config import RESOURCES
-from explorer.data.distortions import Distortion
+from explorer.data.distortions import Distortion, _cased
 from explorer.text.polarity import opposites
 from explorer.text.syntax import (
     DETERMINERS,
@@ -68,10 +68,6 @@ class Restatement:
     text: str
     changed: Span
     how: str
-
-
-def _cased(word: str, like: str) -> str:
-    return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
 @dataclass(frozen=True)
@@ -230,6 +226,12 @@ def _reads_as_verb(found: list[Token], i: int, form: str) -> bool:
     return True  # a past or -ing form read as an adjective keeps its meaning too ("reduced costs")
 
 
+@cache
+def _verb_forms_by_kind() -> dict[str, frozenset[str]]:
+    forms = verb_lexicon()
+    return {"base": forms.base, "third": forms.third_person, "past": forms.past, "gerund": forms.gerund}
+
+
 def _put(text: str, start: int, end: int, new: str, how: str, made=Restatement):
     """`text` with `new` for its span `start`-`end`, as a `made` (a Restatement or a Distortion)."""
     new = _cased(new, text[start:end])
@@ -255,13 +257,11 @@ def synonym(text: str, rng: random.Random) -> Rewording | None:
     kept = _put(text, token.start, token.end, new, "synonym")
     # the opposite in the new word's form: "will hurt" turns to "will help", not "will helped"; a
     # word that is not read as a verb never turns to a verb ("more harm" is not "more improve")
-    forms = verb_lexicon()
-    in_form = {"base": forms.base, "third": forms.third_person, "past": forms.past, "gerund": forms.gerund}
-    verbs = forms.base | forms.third_person | forms.past | forms.gerund
+    in_form = _verb_forms_by_kind()
     turns = [
         (w, how)
         for w, how in opposites().get(new) or opposites().get(token.lower, ())
-        if (w in in_form[form] if form else w not in verbs)
+        if (w in in_form[form] if form else w not in verb_lexicon().forms)
     ]
     if not turns:
         return Rewording(kept, None)

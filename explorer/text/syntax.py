@@ -32,7 +32,7 @@ sides.", read as a fragment) is misjudged; relative pronouns (which, who) and ex
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 import regex
 
@@ -106,7 +106,7 @@ class VerbLexicon:
     past: frozenset[str]
     gerund: frozenset[str]  # never finite, but takes objects ("keeping them")
 
-    @property
+    @cached_property  # the union once: word-by-word checks ask it for every word
     def forms(self) -> frozenset[str]:
         return self.base | self.third_person | self.past | self.gerund
 
