@@ -107,6 +107,7 @@ SETTING_RANGES = {
     "rank": LORA_RANK,
     "seed": SEED,
     "reorder": bounded(float, 0, 1),  # a share of the examples
+    "absent_share": bounded(float, 0, 1),  # a share of the pairs drawn
     "minutes": bounded(float, 0, MAX_SESSION_MINUTES),  # 0: no limit
     "dev_losses": bounded(int, 1, MAX_DEV_LOSSES),
     "dev_answers": bounded(int, 0, MAX_DEV_ANSWERS),

@@ -8,7 +8,8 @@ on all-MiniLM-L6-v2, over argument / piece pairs.
 
 The pairs of the components' half of the train claims (`explorer.training.data.topic_half`: the
 stacked detector's head is fitted on the other half, on scores the judge never trained on). Each
-batch draws the three labels in equal shares, *misstates* pairs half from what the team wrote
+batch draws *absent* pairs at `--absent-share` (a third by default) and *states* and *misstates*
+alike from the rest, *misstates* pairs half from what the team wrote
 (distorted answers and twins) and half from the rule-built ones (`explorer.training.judge_data`):
 the written ones are few and natural, the rule-built many and sometimes clumsy; and a quarter of
 the *states* pairs from the twins' reworded statements, so that a negation or a comparison said
@@ -74,6 +75,9 @@ class TrainingSettings:
     eval_every: int = 250
     rank: int = 16
     seed: int = 0
+    # Absent pairs are mostly easy (another argument's piece); a smaller share spends the steps on
+    # telling states from misstates, the two drawn equally from the rest.
+    absent_share: float = 1 / 3
 
 
 def dev_pairs(path: Path, builder: Builder) -> dict[str, list[Pair]]:
@@ -187,21 +191,20 @@ def _share_of(share: float, chosen: Sequence[Pair], other: Sequence[Pair]) -> fl
     return share if chosen and other else float(bool(chosen))
 
 
-def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingSettings, work: Path, *, log=print):
-    started = time.monotonic()
-    torch.manual_seed(settings.seed)
-    path = default_model_path()
-    tokenizer, base = load_pair_classifier(path, len(LABELS))
-    limit = int(base.config.max_position_embeddings)
-    model, lora = encoder_lora(base, settings.rank, "SEQ_CLS")
-    pools = {
+def pools_of(pairs: Sequence[Pair]) -> dict[str, list[Pair]]:
+    """The training pairs by the pool a draw takes them from."""
+    return {
         "states": [p for p in pairs if p.label == STATES and p.source != TWINS],
         "twin states": [p for p in pairs if p.label == STATES and p.source == TWINS],
         "absent": [p for p in pairs if p.label == ABSENT],
         "written misstates": [p for p in pairs if p.label == MISSTATES and "+" not in p.source],
         "rule misstates": [p for p in pairs if p.label == MISSTATES and "+" in p.source],
     }
-    log(", ".join(f"{name} {len(pool)}" for name, pool in pools.items()))
+
+
+def drawer(pools: dict[str, list[Pair]], absent_share: float) -> Callable[[random.Random], Pair]:
+    """A draw of one training pair: absent with `absent_share`, else states or misstates alike,
+    each from its pools in the shares above."""
     if not (
         (pools["states"] or pools["twin states"])
         and pools["absent"]
@@ -210,20 +213,31 @@ def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingS
         raise ValueError("the training pairs need every label: states, misstates and absent")
     written_share = _share_of(WRITTEN_MISSTATES, pools["written misstates"], pools["rule misstates"])
     twin_share = _share_of(TWIN_STATES, pools["twin states"], pools["states"])
+
+    def draw(rng: random.Random) -> Pair:
+        if rng.random() < absent_share:
+            return rng.choice(pools["absent"])
+        if rng.choice((STATES, MISSTATES)) == MISSTATES:
+            return rng.choice(pools["written misstates" if rng.random() < written_share else "rule misstates"])
+        return rng.choice(pools["twin states" if rng.random() < twin_share else "states"])
+
+    return draw
+
+
+def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingSettings, work: Path, *, log=print):
+    started = time.monotonic()
+    torch.manual_seed(settings.seed)
+    path = default_model_path()
+    tokenizer, base = load_pair_classifier(path, len(LABELS))
+    limit = int(base.config.max_position_embeddings)
+    model, lora = encoder_lora(base, settings.rank, "SEQ_CLS")
+    pools = pools_of(pairs)
+    log(", ".join(f"{name} {len(pool)}" for name, pool in pools.items()))
+    draw = drawer(pools, settings.absent_share)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / 100) * max(0.05, 1 - step / settings.steps)
     )
-
-    def draw(rng: random.Random) -> Pair:
-        label = rng.randrange(3)
-        if label == MISSTATES:
-            pool = "written misstates" if rng.random() < written_share else "rule misstates"
-        elif label == STATES:
-            pool = "twin states" if rng.random() < twin_share else "states"
-        else:
-            pool = "absent"
-        return rng.choice(pools[pool])
 
     def step_loss(rng: random.Random) -> float:
         batch = [draw(rng) for _ in range(settings.batch_size)]

@@ -2,14 +2,17 @@
 records what it trained on and was chosen by, and the adapter it saves reads back the same."""
 
 import dataclasses
+import random
+from collections import Counter
 
 import pytest
 
 from explorer.data.labels import JUDGE_TASK
 from explorer.data.perspectrum_claims import load_claims
-from explorer.detectors.ops.judge import LABELS, Judge
+from explorer.detectors.ops.judge import ABSENT, LABELS, MISSTATES, STATES, Judge
 from explorer.training import TrainingRequest, judge
 from explorer.training.data import topic_half
+from explorer.training.judge_data import Pair
 
 
 @pytest.mark.slow
@@ -51,3 +54,29 @@ def test_the_trainer_records_its_data_and_its_saved_adapter_scores_as_trained(tm
     lines = []
     _, again = trainer.train(dataclasses.replace(request, log=lines.append))
     assert f"training pairs read from {kept}" in lines and again["train_pairs"] == record["train_pairs"]
+
+
+def _pair(label: int, source: str) -> Pair:
+    return Pair("An argument.", f"A piece {label} {source}.", label, source, "a topic")
+
+
+@pytest.mark.parametrize("share", [0.0, 0.2, 1 / 3])
+def test_a_draw_takes_absent_pairs_at_the_given_share_and_states_and_misstates_alike(share):
+    pools = judge.pools_of(
+        [
+            _pair(STATES, "written-2"),
+            _pair(ABSENT, "written-2"),
+            _pair(MISSTATES, "written-2"),
+            _pair(MISSTATES, "x+negated"),
+        ]
+    )
+    draw, rng = judge.drawer(pools, share), random.Random(0)
+    labels = Counter(draw(rng).label for _ in range(6000))
+    assert labels[ABSENT] / 6000 == pytest.approx(share, abs=0.02)
+    assert labels[STATES] / 6000 == pytest.approx((1 - share) / 2, abs=0.02)
+    assert labels[MISSTATES] / 6000 == pytest.approx((1 - share) / 2, abs=0.02)
+
+
+def test_a_draw_needs_every_label():
+    with pytest.raises(ValueError, match="every label"):
+        judge.drawer(judge.pools_of([_pair(STATES, "written-2"), _pair(MISSTATES, "written-2")]), 0.2)
