@@ -152,7 +152,7 @@ def check(paths: Sequence[Path], folder: Path | None = None) -> tuple[list[Writt
 
 
 # Each round of hands: its seed, hands, claims a hand, and the fewest clusters a claim has.
-ROUNDS = ((47, 5, 22, 3), (48, 4, 19, 2))
+ROUNDS = ((47, 5, 22, 3), (48, 4, 19, 2), (49, 3, 10, 2))
 
 
 def hand_inputs(claims: Sequence[PerspectrumClaim]) -> list[list[dict]]:
