@@ -56,7 +56,8 @@ class Distortion:
     how: str
 
 
-def _cased(word: str, like: str) -> str:
+def cased(word: str, like: str) -> str:
+    """`word` capitalized where `like` is (a replacement at the start of a sentence)."""
     return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
@@ -82,18 +83,18 @@ def antonym(text: str, rng: random.Random) -> Distortion | None:
         return None
     token = rng.choice(found)
     opposite, how = rng.choice(table[token.lower])
-    return _replace(text, token.start, token.end, _cased(opposite, token.text), how)
+    return _replace(text, token.start, token.end, cased(opposite, token.text), how)
 
 
 def _remove_negation(text: str, found: list[Token]) -> Distortion | None:
     for i, token in enumerate(found):
         word = token.lower
         if word == "cannot":
-            return _replace(text, token.start, token.end, _cased("can", token.text), "negation")
+            return _replace(text, token.start, token.end, cased("can", token.text), "negation")
         if word == "never":
-            return _replace(text, token.start, token.end, _cased("always", token.text), "negation")
+            return _replace(text, token.start, token.end, cased("always", token.text), "negation")
         if word == "no" and i + 1 < len(found) and found[i + 1].lower == "longer":
-            return _replace(text, token.start, found[i + 1].end, _cased("still", token.text), "negation")
+            return _replace(text, token.start, found[i + 1].end, cased("still", token.text), "negation")
         if word not in ("not", "n't") or i == 0:
             continue
         aux = found[i - 1]
@@ -102,9 +103,9 @@ def _remove_negation(text: str, found: list[Token]) -> Distortion | None:
             kind = {"do": None, "does": "third", "did": "past"}[aux.lower]
             base = verb.lower
             new = base if kind is None else verb_forms().get(base, forms_of(base))[kind]
-            return _replace(text, aux.start, verb.end, _cased(new, aux.text), "negation")
+            return _replace(text, aux.start, verb.end, cased(new, aux.text), "negation")
         if aux.lower in _CONTRACTED:  # "can't" -> "can"
-            return _replace(text, aux.start, token.end, _cased(_CONTRACTED[aux.lower], aux.text), "negation")
+            return _replace(text, aux.start, token.end, cased(_CONTRACTED[aux.lower], aux.text), "negation")
         if aux.lower in _NEGATABLE or aux.lower in ("do", "does", "did", "am"):
             return _replace(text, aux.start, token.end, aux.text, "negation")
     return None
@@ -119,11 +120,11 @@ def _insert_negation(text: str, found: list[Token]) -> Distortion | None:
         if i > 0 and token.text[:1].isupper():
             continue  # a capitalized word inside a title ("The Jobs Act Is ...") is a name, not a verb
         if word == "can":
-            return _replace(text, token.start, token.end, _cased("cannot", token.text), "negation")
+            return _replace(text, token.start, token.end, cased("cannot", token.text), "negation")
         after = found[i + 1].lower if i + 1 < len(found) else ""
         if word in ("has", "have", "had") and after not in verb_lexicon().past:  # "has a duty": possession
             helper = {"has": "does", "have": "do", "had": "did"}[word]
-            return _replace(text, token.start, token.end, _cased(f"{helper} not have", token.text), "negation")
+            return _replace(text, token.start, token.end, cased(f"{helper} not have", token.text), "negation")
         if word in _NEGATABLE or word in ("am", "do", "does", "did"):
             return _replace(text, token.start, token.end, token.text + " not", "negation")
         if word in FINITE_AUXILIARIES:
@@ -132,7 +133,7 @@ def _insert_negation(text: str, found: list[Token]) -> Distortion | None:
         helper = {"third": "does", "past": "did"}.get(kind, "do")
         if kind == "gerund" or base not in verb_lexicon().base:
             continue
-        return _replace(text, token.start, token.end, _cased(f"{helper} not {base}", token.text), "negation")
+        return _replace(text, token.start, token.end, cased(f"{helper} not {base}", token.text), "negation")
     return None
 
 
@@ -173,7 +174,7 @@ def role_swap(text: str, rng: random.Random | None = None) -> Distortion | None:
         if {t.lower for t in subject} <= PRONOUNS or {t.lower for t in obj} <= PRONOUNS:
             continue
         s0, s1, o0, o1 = subject[0].start, subject[-1].end, obj[0].start, obj[-1].end
-        new_subject = _cased(text[o0:o1], text[s0:s1])
+        new_subject = cased(text[o0:o1], text[s0:s1])
         old_subject = text[s0:s1]
         new_object = old_subject[:1].lower() + old_subject[1:] if not old_subject[:2].isupper() else old_subject
         new = new_subject + text[s1:o0] + new_object
@@ -194,7 +195,7 @@ def cause_swap(text: str, rng: random.Random | None = None) -> Distortion | None
         if len(head.split()) < 2 or len(tail.split()) < 2:
             continue
         start = len(text) - len(text.lstrip())
-        new = _cased(tail, head) + text[at : at + len(marker)] + head[:1].lower() + head[1:]
+        new = cased(tail, head) + text[at : at + len(marker)] + head[:1].lower() + head[1:]
         return Distortion(text[:start] + new + stop, (start, start + len(new)), "cause")
     return None
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from explorer.config import RESOURCES
-from explorer.data.distortions import Distortion, _cased
+from explorer.data.distortions import Distortion, cased
 from explorer.text.polarity import opposites
 from explorer.text.syntax import (
     DETERMINERS,
@@ -83,7 +83,7 @@ class Rule:
         if found is None:
             return None
         new = self.make(found)
-        new = _cased(new, found.group()) if found.start() == 0 else new
+        new = cased(new, found.group()) if found.start() == 0 else new
         start = found.start()
         return Restatement(text[:start] + new + text[found.end() :], (start, start + len(new)), self.how)
 
@@ -234,7 +234,7 @@ def _verb_forms_by_kind() -> dict[str, frozenset[str]]:
 
 def _put(text: str, start: int, end: int, new: str, how: str, made=Restatement):
     """`text` with `new` for its span `start`-`end`, as a `made` (a Restatement or a Distortion)."""
-    new = _cased(new, text[start:end])
+    new = cased(new, text[start:end])
     return made(text[:start] + new + text[end:], (start, start + len(new)), how)
 
 
