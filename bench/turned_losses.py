@@ -16,7 +16,10 @@ check reads the whole answer as it does when scoring. Each turned argument is th
 
 Beside it, the judge's ROC AUC of P(misstates) on the turned statements against every
 faithful answer's statements of its arguments (`argument_spans` of the `A` answers): how well
-the judge ranks the right pairs, before any reading. Figures printed, nothing written.
+the judge ranks the right pairs, before any reading. It differs from the judge trainer's dev
+figure for the same file (`explorer.training.judge.example_dev_pairs`), which pairs the argument
+with the answer's pieces that hold the turned words, not with the marked words alone. Figures
+printed, nothing written.
 """
 
 from __future__ import annotations
