@@ -319,9 +319,9 @@ _SPECS = (
         origin="not in the paper: RefChecker's entailment / contradiction / neutral, judged per argument against the "
         "pieces of the answer that may state it, by a cross-encoder trained on the team's own misstatements",
         summary="Each argument judged against the pieces of the response that may state it (the tuned matcher's "
-        "closest four) by a judge, all-MiniLM-L6-v2 with LoRA adapters and a three-way head trained on the "
-        "team-written corpus, Perspectrum's clusters and rule-built misstatements (python -m "
-        "explorer.training.judge): the piece states it, misstates it (negated, an opposite word, a flipped "
+        "closest eight; the closest four can cover it) by a judge, all-MiniLM-L6-v2 with LoRA adapters and a "
+        "three-way head trained on the team-written corpus, Perspectrum's clusters and rule-built misstatements "
+        "(python -m explorer.training.judge): the piece states it, misstates it (negated, an opposite word, a flipped "
         "comparison, swapped roles) or leaves it out. Hallucination: the most misstated argument; coverage: the "
         "argument least stated.",
     ),

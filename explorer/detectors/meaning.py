@@ -10,12 +10,17 @@ verdicts, per argument.
 1. The pieces are the answer's `explorer.text.claims.candidate_spans` (its clauses cut at
    commas, semicolons and colons, and its sentences); each argument is shown its `SHORTLIST`
    closest pieces by the tuned matcher.
-2. An argument is stated to the degree its best piece states it:
+2. An argument is stated to the degree the best of its `COVERING` closest pieces states it:
    `stated(a) = max_c P(states | a, c)`; its coverage error is `1 - stated(a)`.
-3. A piece misstates an argument when the judge says so and the piece does not faithfully state
-   another argument (an answer that gives both "X raises costs" and "X does not raise costs",
-   each a given argument, misstates neither):
-   `misstated(a) = (1 - stated(a)) · max_c P(misstates | a, c) · (1 - max_{b != a} P(states | b, c))`.
+3. A piece of the whole shortlist misstates an argument when the judge says so, no piece of the
+   shortlist states the argument, and the piece does not faithfully state another argument (an
+   answer that gives both "X raises costs" and "X does not raise costs", each a given argument,
+   misstates neither):
+   `misstated(a) = (1 - max_c P(states | a, c)) · max_c P(misstates | a, c) · (1 - max_{b != a} P(states | b, c))`.
+   Misstatements are looked for further than statements: a turned clause is often not among an
+   argument's four closest pieces (its sentence or a topical neighbour is), while a statement
+   found further away is mostly a neighbour misread as stating it, which hides dropped arguments
+   (`bench/turned_losses.py`; docs/development/models.md, meaning v3).
 4. Each argument's finding is the largest of stated, misstated and absent (`1 - stated -
    misstated`), with its piece; a misstatement's turning words come from the judge by occlusion.
 5. A piece found misstating two arguments or more is read again, each of its conjuncts joined
@@ -59,12 +64,16 @@ from explorer.models.trained import TrainedNotFoundError
 from explorer.text.claims import Span, candidate_spans, conjunct_spans
 from explorer.text.words import DEFAULT_SEGMENTER
 
-SHORTLIST = 4  # pieces the judge reads per argument
+SHORTLIST = 8  # pieces the judge reads per argument, closest first (module docstring, 1 and 3)
+COVERING = 4  # of them, the closest ones whose statement covers the argument (module docstring, 2)
 TURNING = 0.3  # a misstatement at least this likely gets its turning words
 
 
-def _findings(example: Example, pieces: Sequence[Span], shortlist: dict, probabilities: dict) -> list[dict]:
-    """Every argument's finding (module docstring, 2-4), without turning words."""
+def _findings(
+    example: Example, pieces: Sequence[Span], shortlist: dict, covering: dict, probabilities: dict
+) -> list[dict]:
+    """Every argument's finding (module docstring, 2-4), without turning words; `covering` holds,
+    per argument, the columns of its shortlist whose statement covers it."""
     states_of_piece: dict[tuple[int, tuple[int, int]], float] = {
         (c, key): probabilities[(key, c)][STATES] for key, columns in shortlist.items() for c in columns
     }
@@ -75,15 +84,16 @@ def _findings(example: Example, pieces: Sequence[Span], shortlist: dict, probabi
         if not columns:
             found.append({"argument": [p, a], "finding": "absent", "stated": 0.0, "misstated": 0.0, "piece": None})
             continue
-        stated_by = max(columns, key=lambda c: probabilities[(key, c)][STATES])
+        stated_by = max(covering[key], key=lambda c: probabilities[(key, c)][STATES])
         stated = float(probabilities[(key, stated_by)][STATES])
+        stated_anywhere = max(float(probabilities[(key, c)][STATES]) for c in columns)
 
         def misstating(c: int, key: tuple[int, int] = key) -> float:
             others = [v for (column, other), v in states_of_piece.items() if column == c and other != key]
             return float(probabilities[(key, c)][MISSTATES]) * (1 - max(others, default=0.0))
 
         misstated_by = max(columns, key=misstating)
-        misstated = (1 - stated) * misstating(misstated_by)
+        misstated = (1 - stated_anywhere) * misstating(misstated_by)
         scores = {"states": stated, "misstates": misstated, "absent": max(0.0, 1 - stated - misstated)}
         finding = max(scores, key=scores.get)
         piece = {"states": stated_by, "misstates": misstated_by, "absent": stated_by}[finding]
@@ -100,24 +110,28 @@ def _findings(example: Example, pieces: Sequence[Span], shortlist: dict, probabi
     return found
 
 
-def _with_conjuncts(response: str, pieces: Sequence[Span], shortlist: dict, misstated: list[dict]):
-    """`pieces` and `shortlist` with each misstating piece's conjuncts (`conjunct_spans`) added,
-    for the argument it misstates only."""
-    pieces, shortlist = list(pieces), {key: list(columns) for key, columns in shortlist.items()}
+def _with_conjuncts(response: str, pieces: Sequence[Span], shortlist: dict, covering: dict, misstated: list[dict]):
+    """`pieces`, `shortlist` and `covering` with each misstating piece's conjuncts
+    (`conjunct_spans`) added, for the argument it misstates only: a conjunct covers the argument
+    as a shortlisted piece does."""
+    pieces = list(pieces)
+    shortlist = {key: list(columns) for key, columns in shortlist.items()}
+    covering = {key: list(columns) for key, columns in covering.items()}
     for finding in misstated:
-        columns = shortlist[tuple(finding["argument"])]
+        key = tuple(finding["argument"])
         for conjunct in conjunct_spans(response, tuple(finding["piece"])):
             if conjunct not in pieces:
                 pieces.append(conjunct)
-            if (column := pieces.index(conjunct)) not in columns:
-                columns.append(column)
-    return pieces, shortlist
+            if (column := pieces.index(conjunct)) not in shortlist[key]:
+                shortlist[key].append(column)
+                covering[key].append(column)
+    return pieces, shortlist, covering
 
 
 class MeaningDetector(Detector):
     name = "meaning"
     title = "Meaning check (judge)"
-    version = "2"  # 2: a misstating piece read again conjunct by conjunct
+    version = "3"  # 2: a misstating piece read again conjunct by conjunct; 3: eight pieces an argument
     kept = (details.FINDINGS.key,)
     remembered = 256
 
@@ -182,14 +196,15 @@ class MeaningDetector(Detector):
         shortlist = self.shortlist(example, pieces, units)
         texts = {(p, a): text for p, a, text in example.arguments()}
         probabilities = self._judged(example, texts, pieces, shortlist)
-        findings = _findings(example, pieces, shortlist, probabilities)
+        covering = {key: columns[:COVERING] for key, columns in shortlist.items()}
+        findings = _findings(example, pieces, shortlist, covering, probabilities)
         misstated = [f for f in findings if f["finding"] == "misstates"]
         shared = Counter(tuple(f["piece"]) for f in misstated)
         misstated = [f for f in misstated if shared[tuple(f["piece"])] > 1]
         if misstated:  # read again conjunct by conjunct (module docstring, 5)
-            pieces, shortlist = _with_conjuncts(example.response, pieces, shortlist, misstated)
+            pieces, shortlist, covering = _with_conjuncts(example.response, pieces, shortlist, covering, misstated)
             probabilities = self._judged(example, texts, pieces, shortlist, probabilities)
-            findings = _findings(example, pieces, shortlist, probabilities)
+            findings = _findings(example, pieces, shortlist, covering, probabilities)
         response_words: dict[tuple[int, int], float] = {}
         for finding in findings:
             if finding["finding"] != "misstates" or finding["misstated"] < TURNING:

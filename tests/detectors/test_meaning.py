@@ -9,7 +9,7 @@ import pytest
 from explorer import detectors
 from explorer.data.labels import JUDGE_TASK
 from explorer.detectors.meaning import MeaningDetector
-from explorer.detectors.ops.judge import MISSTATES, STATES
+from explorer.detectors.ops.judge import ABSENT, MISSTATES, STATES
 from explorer.models.trained import TRAINING_FILE
 from tests.helpers import make_example
 
@@ -112,3 +112,31 @@ def test_the_shipped_adapter_matches_its_record():
     assert record["weights_sha256"] == hashlib.sha256(weights.read_bytes()).hexdigest()
     assert record["command"].startswith("python -m explorer.training.judge ")
     assert record["kept_step"] in [step for step, _ in record["dev_roc_auc"]]
+
+
+def test_a_far_piece_can_misstate_an_argument_but_not_cover_it():
+    """Findings from given judge probabilities (no model): a statement beyond the `COVERING`
+    closest pieces leaves the argument uncovered yet still clears a misstatement; a misstatement
+    there is found when no piece of the shortlist states the argument."""
+    from explorer.detectors.meaning import COVERING, _findings
+
+    example = make_example("One. Two. Three. Four. Five.", ("pro", ["An argument."]))
+    pieces = [(0, 4), (5, 9), (10, 16), (17, 22), (23, 28)]
+    key, columns = (0, 0), list(range(COVERING + 1))
+    far = columns[-1]
+
+    def findings(far_row):
+        rows = {(key, c): (0.05, 0.05, 0.9) for c in columns} | {(key, far): far_row}
+        probabilities = {}
+        for pair, (states, misstates, absent) in rows.items():
+            row = [0.0] * 3
+            row[STATES], row[MISSTATES], row[ABSENT] = states, misstates, absent
+            probabilities[pair] = row
+        [found] = _findings(example, pieces, {key: columns}, {key: columns[:COVERING]}, probabilities)
+        return found
+
+    stated_far = findings((0.95, 0.0, 0.05))
+    assert stated_far["stated"] == pytest.approx(0.05) and stated_far["finding"] == "absent"
+    assert stated_far["misstated"] < 0.01
+    misstated_far = findings((0.0, 0.95, 0.05))
+    assert misstated_far["finding"] == "misstates" and misstated_far["piece"] == list(pieces[far])
