@@ -38,10 +38,15 @@ judges. Sources, all on Perspectrum's train claims:
    than"), *states*, beside the same new words turned ("lower" -> "raise", "less expensive" ->
    "more expensive"), *misstates* with the changed words: what tells them apart is the
    direction, not which words changed.
+8. **Rule-built frames** (`explorer.data.framings`) of `FRAME_SHARE` of the arguments of *states*
+   pairs: the argument word for word inside the frame an answer puts around it ("Critics also
+   cite X as a drawback.", a list item, a table row), *states*.
 
 Absent pairs are many and mostly easy; each argument keeps the `HARD` absent pieces the tuned
 matcher finds closest to it (what the detector's shortlist would show the judge) and one more
-at random. Deterministic (every choice seeded by the example's id), train claims only; the output
+at random; and each piece of an answer that states no argument at all (a framing line, an
+invented fact, a rebuttal) is kept beside one argument drawn at random, so that every such
+piece is seen. Deterministic (every choice seeded by the example's id), train claims only; the output
 holds third-party text: write it to a cache.
 """
 
@@ -59,6 +64,7 @@ import numpy as np
 
 from explorer.data.distortions import RULES
 from explorer.data.example import Example
+from explorer.data.framings import framed
 from explorer.data.perspectrum_claims import PerspectrumClaim, load_claims
 from explorer.data.restatements import restatement, rewording
 from explorer.data.written import argument_statements
@@ -74,6 +80,7 @@ HARD = 3
 TWINS = "twins"  # the source of the team-written twins' pairs
 RULE_SHARE = 0.7  # the share of states pairs that also give a rule-built misstatement
 REWORD_SHARE = 0.5  # the share of states pairs that also give a rule-built rewording and its twin
+FRAME_SHARE = 0.3  # the share of the states pairs' arguments that also give a framed copy
 
 
 @dataclass(frozen=True)
@@ -145,10 +152,18 @@ class Builder:
         rng = random.Random(f"{self.seed}:{example.id}")
         pieces = candidate_spans(example.response)
         topic = example.topic or example.id
-        for p, a, argument in example.arguments():
-            labelled = [(piece, _label(piece, stated.get((p, a), []), misstated.get((p, a), []))) for piece in pieces]
+        arguments = list(example.arguments())
+        labels = {
+            (p, a): [_label(piece, stated.get((p, a), []), misstated.get((p, a), [])) for piece in pieces]
+            for p, a, _ in arguments
+        }
+        stating_none = [i for i in range(len(pieces)) if all(found[i] == ABSENT for found in labels.values())]
+        drawn = {i: rng.randrange(len(arguments)) for i in stating_none} if arguments else {}
+        for n, (p, a, argument) in enumerate(arguments):
+            labelled = list(zip(pieces, labels[(p, a)]))
             absent = [piece for piece, label in labelled if label == ABSENT]
             kept = self._absent_kept(argument, [example.response[s:e] for s, e in absent], rng)
+            kept |= {absent.index(pieces[i]) for i, m in drawn.items() if m == n}
             for piece, label in labelled:
                 if label is None or (label == ABSENT and absent.index(piece) not in kept):
                     continue
@@ -215,6 +230,17 @@ class Builder:
         if found.turned is not None:
             yield Pair(found.turned.text, pair.text, MISSTATES, source, pair.topic, None, found.turned.changed)
 
+    def framings(self, stated: Sequence[Pair]) -> Iterator[Pair]:
+        """Framed copies (`FRAME_SHARE`) of the distinct arguments of `stated`, each once."""
+        seen = set()
+        for pair in stated:
+            if pair.argument in seen:
+                continue
+            seen.add(pair.argument)
+            rng = random.Random(f"{self.seed}:framed:{pair.argument}")
+            if rng.random() < FRAME_SHARE:
+                yield Pair(pair.argument, framed(pair.argument, rng), STATES, f"{pair.source}+framed", pair.topic)
+
     def restatements(self, pair: Pair) -> Iterator[Pair]:
         """Rule-built restatements of a states pair's negations: the piece's, then the argument's."""
         rng = random.Random(f"{self.seed}:restated:{pair.argument}:{pair.text}")
@@ -272,6 +298,7 @@ def build(
     pairs += twin_pairs(twins, claims)
     pairs += [m for pair in stated for m in builder.misstatements(pair)]
     pairs += [r for pair in stated for r in builder.restatements(pair)]
+    pairs += builder.framings(stated)
     return pairs + [r for pair in stated for r in builder.rewordings(pair)]
 
 

@@ -67,6 +67,24 @@ def test_pairs_are_labelled_from_the_answers_own_spans(builder):
     assert pairs == list(builder.answer_pairs(example, *judge_data._spans_of(example), "written-2"))
 
 
+def test_a_piece_stating_no_argument_is_kept_beside_one_argument(builder, monkeypatch):
+    monkeypatch.setattr(builder, "_absent_kept", lambda *_: set())  # no closest or random absent pieces
+    example = _answer()
+    pairs = list(builder.answer_pairs(example, *judge_data._spans_of(example), "written-2"))
+    closing = [p for p in pairs if p.text == "It depends on what you value."]
+    assert len(closing) == 1 and closing[0].label == ABSENT
+    # a piece stating another argument is absent for this one, but not kept on that ground
+    assert not [p for p in pairs if p.label == ABSENT and "bullying" in p.text]
+
+
+def test_framed_copies_state_their_argument_once_each(builder):
+    stated = [judge_data.Pair(f"Argument number {i} holds.", f"piece {i}", STATES, "s", "t") for i in range(40)]
+    framed = list(builder.framings(stated + stated))
+    assert 0 < len(framed) < 40 and all(p.label == STATES and p.source == "s+framed" for p in framed)
+    assert all(p.argument.rstrip(".").lower() in p.text.lower() for p in framed)
+    assert len({p.argument for p in framed}) == len(framed) and framed == list(builder.framings(stated))
+
+
 def test_rule_built_misstatements_keep_the_changed_words_and_clusters_are_paraphrases(builder):
     claim = PerspectrumClaim(
         1,
