@@ -47,9 +47,10 @@ PHRASE_FRAMES = (
 )
 
 
-def _inside(argument: str) -> str:
-    text = argument.strip().rstrip(".")
-    if len(text) > 1 and text[0].isupper() and text[1].islower() and not text.startswith("I "):
+def _inside(text: str) -> str:
+    """`text` with its first letter lowered, unless the second is a capital too (an acronym) or
+    not a letter ("I think")."""
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
         return text[0].lower() + text[1:]
     return text
 
@@ -57,5 +58,5 @@ def _inside(argument: str) -> str:
 def framed(argument: str, rng: random.Random) -> str:
     """`argument` word for word inside one frame drawn by `rng`."""
     fitting = CLAUSE_FRAMES if finite_verbs(tokens(argument)) else PHRASE_FRAMES
-    frame = rng.choice(FRAMES + fitting)
-    return frame.format(a=_inside(argument), A=argument.strip().rstrip("."))
+    text = argument.strip().rstrip(".")
+    return rng.choice(FRAMES + fitting).format(a=_inside(text), A=text)
