@@ -140,3 +140,12 @@ def test_a_far_piece_can_misstate_an_argument_but_not_cover_it():
     assert stated_far["misstated"] < 0.01
     misstated_far = findings((0.0, 0.95, 0.05))
     assert misstated_far["finding"] == "misstates" and misstated_far["piece"] == list(pieces[far])
+
+
+def test_the_judge_loads_at_first_use_and_names_itself_before():
+    """The verdict over cached results (the shipped sample's) needs the judge's identity only."""
+    fresh = MeaningDetector()
+    identity = fresh.model_identity()
+    assert fresh.judge._loaded is None
+    fresh.judge.probabilities([(PRO[1][0], FAITHFUL)])
+    assert fresh.judge._loaded is not None and fresh.model_identity() == identity

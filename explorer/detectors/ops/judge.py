@@ -59,19 +59,42 @@ class Judge:
     """The encoder with the judge's adapter and head; `probabilities` of many pairs at once."""
 
     def __init__(self, adapter_dir: Path, model_path: Path | None = None, *, batch_size: int = 32, threads: int = 1):
-        from peft import PeftModel
-
+        self.adapter_dir = Path(adapter_dir)
         self.model_path = Path(model_path) if model_path else default_model_path()
-        self.tokenizer, base = load_pair_classifier(self.model_path, len(LABELS))
-        self.limit = int(base.config.max_position_embeddings)
-        # Merged into the weights, as the tagger's: no LoRA products at each call (float rounding only).
-        self.model = PeftModel.from_pretrained(base, adapter_dir).merge_and_unload().eval()
         self.identity = encoder_identity(self.model_path)
-        self.digest = folder_digest(Path(adapter_dir))
+        self.digest = folder_digest(self.adapter_dir)
         self.batch_size = batch_size
         # One thread, as for the sentence encoder: two were slower on the shared 2-core machines.
         self.threads = threads
         self._lock = threading.Lock()
+        self._load_lock = threading.Lock()  # apart from `_lock`: a run inside `_run` reads the model
+        self._loaded = None
+
+    def _load(self):
+        """The tokenizer, the model and its position limit, loaded at first use: the verdict over
+        results that are all cached (the shipped sample's, an eval or rates run scored before)
+        needs only the judge's identity, and loading took about 4 s."""
+        from peft import PeftModel
+
+        with self._load_lock:
+            if self._loaded is None:
+                tokenizer, base = load_pair_classifier(self.model_path, len(LABELS))
+                # Merged into the weights, as the tagger's: no LoRA products at each call (float rounding only).
+                model = PeftModel.from_pretrained(base, self.adapter_dir).merge_and_unload().eval()
+                self._loaded = tokenizer, model, int(base.config.max_position_embeddings)
+            return self._loaded
+
+    @property
+    def tokenizer(self):
+        return self._load()[0]
+
+    @property
+    def model(self):
+        return self._load()[1]
+
+    @property
+    def limit(self) -> int:
+        return self._load()[2]
 
     def _run(self, function):
         import torch
