@@ -67,7 +67,7 @@ class Judge:
         # One thread, as for the sentence encoder: two were slower on the shared 2-core machines.
         self.threads = threads
         self._lock = threading.Lock()
-        self._load_lock = threading.Lock()  # apart from `_lock`: a run inside `_run` reads the model
+        self._load_lock = threading.Lock()
         self._loaded = None
 
     def _load(self):
@@ -113,7 +113,8 @@ class Judge:
             return np.zeros((0, len(LABELS)))
         import torch
 
-        encoded = [encode_pair(self.tokenizer, a, t, self.limit) for a, t in pairs]
+        tokenizer, model, limit = self._load()
+        encoded = [encode_pair(tokenizer, a, t, limit) for a, t in pairs]
         # Batches of similar length: less padding, which costs CPU time.
         order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]["input_ids"]))
         found = np.zeros((len(pairs), len(LABELS)))
@@ -121,7 +122,7 @@ class Judge:
         def run():
             for i in range(0, len(order), self.batch_size):
                 batch = order[i : i + self.batch_size]
-                logits = pair_logits(self.model, self.tokenizer, [encoded[j] for j in batch])
+                logits = pair_logits(model, tokenizer, [encoded[j] for j in batch])
                 found[batch] = torch.softmax(logits.double(), dim=-1).numpy()
             return found
 
@@ -134,9 +135,10 @@ class Judge:
         import torch
         from captum.attr import FeatureAblation
 
-        encoded = self.tokenizer(argument, text, truncation=False, return_offsets_mapping=True)
-        if len(encoded["input_ids"]) > self.limit:
-            raise PairTooLongError(len(encoded["input_ids"]), self.limit)
+        tokenizer, model, limit = self._load()
+        encoded = tokenizer(argument, text, truncation=False, return_offsets_mapping=True)
+        if len(encoded["input_ids"]) > limit:
+            raise PairTooLongError(len(encoded["input_ids"]), limit)
         sides = (
             DEFAULT_SEGMENTER.content_words(argument),
             DEFAULT_SEGMENTER.content_words(text),
@@ -159,14 +161,14 @@ class Judge:
         types = torch.tensor([encoded["token_type_ids"]])
 
         def log_misstates(input_ids, token_type_ids):
-            logits = self.model(input_ids=input_ids, token_type_ids=token_type_ids).logits
+            logits = model(input_ids=input_ids, token_type_ids=token_type_ids).logits
             return torch.log_softmax(logits.double(), dim=-1)[:, MISSTATES]
 
         def run():
             ablation = FeatureAblation(log_misstates)
             return ablation.attribute(
                 ids,
-                baselines=self.tokenizer.mask_token_id,
+                baselines=tokenizer.mask_token_id,
                 additional_forward_args=(types,),
                 feature_mask=torch.tensor([groups]),
                 perturbations_per_eval=16,
