@@ -58,6 +58,7 @@ from explorer.text.claims import Span
 from explorer.training.data import corpus_builder_parser, read_told
 
 PAIRED, EXTRA, MARGIN = 0.45, 0.55, 0.1
+MISSTATEMENT = "-misstatement-"  # in a misstatement's id (4)
 
 
 def statements(detector: MatchingDetector, example: Example) -> dict[ArgumentRef, list[Span]]:
@@ -157,7 +158,7 @@ def _misstatement(source: Example, found: dict[ArgumentRef, list[Span]], rng: ra
         )
         extra = {k: v for k, v in source.extra.items() if k not in ("argument_spans", "distortions", "inventions")}
         yield source.replace(
-            id=f"{source.id}-misstatement-{how}-{p}-{a}", response=response, labels=labels, extra=extra
+            id=f"{source.id}{MISSTATEMENT}{how}-{p}-{a}", response=response, labels=labels, extra=extra
         )
         return
 
@@ -194,7 +195,16 @@ def build(written: Sequence[Example], claims: Sequence[PerspectrumClaim], detect
 
 
 def build_parser() -> argparse.ArgumentParser:
-    return corpus_builder_parser("python -m explorer.training.written_synthetic", __doc__, "data")
+    def only(parser) -> tuple[str, ...]:
+        parser.add_argument(
+            "--misstatements-only",
+            action="store_true",
+            help="write the misstatements alone (4): the stacked head's turned answers, beside the corpus it "
+            "already reads as --organic",
+        )
+        return ()
+
+    return corpus_builder_parser("python -m explorer.training.written_synthetic", __doc__, "data", only)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -206,6 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     examples, errors = read_told(args.data)
     made = build(examples, load_claims(["train"], args.perspectrum), MatchingDetector())
+    if args.misstatements_only:
+        made = [e for e in made if MISSTATEMENT in e.id]
     write_jsonl(made, args.out)
     print(f"wrote {len(made)} examples to {args.out}")
     return 1 if errors else 0
