@@ -82,10 +82,8 @@ def test_deterministic(made):
     assert [e.to_dict() for e in again] == [e.to_dict() for e in made]
 
 
-def test_main_reads_train_claims_only_and_never_the_foreign_dev_set(
-    fake_perspectrum, opened_files, monkeypatch, tmp_path
-):
-    folder, _, _ = fake_perspectrum
+def zoo_answer(tmp_path):
+    """A written answer on a claim of the `fake_perspectrum` folder, saved as a builder's input."""
     zoo = [f"The animals point number {k} member 0 holds true." for k in range(6)]
     answer = ANSWER.replace(
         topic="Zoos should be banned",
@@ -94,6 +92,14 @@ def test_main_reads_train_claims_only_and_never_the_foreign_dev_set(
     )
     source = tmp_path / "written.jsonl"
     write_jsonl([answer], source)
+    return source
+
+
+def test_main_reads_train_claims_only_and_never_the_foreign_dev_set(
+    fake_perspectrum, opened_files, monkeypatch, tmp_path
+):
+    folder, _, _ = fake_perspectrum
+    source = zoo_answer(tmp_path)
     claims_read = []
     real_load = written_synthetic.load_claims
     monkeypatch.setattr(
@@ -126,3 +132,15 @@ def test_an_answer_of_the_second_recipe_is_turned_where_its_spans_say():
     spans = [[[[start, start + len(statement)]], []], [[]]]
     example = ANSWER.replace(extra={"argument_spans": spans})
     assert written_synthetic.statements(None, example) == {(0, 0): [(start, start + len(statement))]}
+
+
+def test_misstatements_only_writes_the_turned_answers_alone(fake_perspectrum, tmp_path):
+    folder, _, _ = fake_perspectrum
+    source, every, turned = zoo_answer(tmp_path), tmp_path / "every.jsonl", tmp_path / "turned.jsonl"
+    for out, more in ((every, []), (turned, ["--misstatements-only"])):
+        argv = ["--data", str(source), "--out", str(out), "--perspectrum", str(folder), *more]
+        assert written_synthetic.main(argv) == 0
+    every, turned = parse_jsonl(every).examples, parse_jsonl(turned).examples
+    assert turned and all(written_synthetic.MISSTATEMENT in e.id for e in turned)
+    assert [e.to_dict() for e in turned] == [e.to_dict() for e in every if written_synthetic.MISSTATEMENT in e.id]
+    assert len(every) > len(turned)
