@@ -22,9 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import torch  # noqa: E402
 
-from explorer.detectors.ops.judge import LABELS, encode_pair, pair_logits  # noqa: E402
+from explorer.detectors.ops.judge import LABELS  # noqa: E402
 from explorer.models.encoder import default_model_path, load_pair_classifier  # noqa: E402
 from explorer.training.data import encoder_lora  # noqa: E402
+from explorer.training.judge import batch_loss  # noqa: E402
 from explorer.training.judge_data import read_pairs  # noqa: E402
 
 
@@ -35,9 +36,7 @@ def step_seconds(model, tokenizer, batches) -> list[float]:
     seconds = []
     for batch in batches:
         started = time.perf_counter()
-        encoded = [encode_pair(tokenizer, p.argument, p.text, limit) for p in batch]
-        logits = pair_logits(model, tokenizer, encoded)
-        torch.nn.functional.cross_entropy(logits, torch.tensor([p.label for p in batch])).backward()
+        batch_loss(model, tokenizer, limit, batch).backward()
         optimizer.step()
         optimizer.zero_grad()
         seconds.append(time.perf_counter() - started)

@@ -224,6 +224,14 @@ def drawer(pools: dict[str, list[Pair]], absent_share: float) -> Callable[[rando
     return draw
 
 
+def batch_loss(model, tokenizer, limit: int, batch: Sequence[Pair]):
+    """The cross-entropy of the judge's three labels over `batch`, ready for `backward`."""
+    encoded = [encode_pair(tokenizer, p.argument, p.text, limit) for p in batch]
+    return torch.nn.functional.cross_entropy(
+        pair_logits(model, tokenizer, encoded), torch.tensor([p.label for p in batch])
+    )
+
+
 def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingSettings, work: Path, *, log=print):
     started = time.monotonic()
     torch.manual_seed(settings.seed)
@@ -240,11 +248,7 @@ def train(pairs: Sequence[Pair], dev: dict[str, list[Pair]], settings: TrainingS
     )
 
     def step_loss(rng: random.Random) -> float:
-        batch = [draw(rng) for _ in range(settings.batch_size)]
-        encoded = [encode_pair(tokenizer, p.argument, p.text, limit) for p in batch]
-        loss = torch.nn.functional.cross_entropy(
-            pair_logits(model, tokenizer, encoded), torch.tensor([p.label for p in batch])
-        )
+        loss = batch_loss(model, tokenizer, limit, [draw(rng) for _ in range(settings.batch_size)])
         loss.backward()
         return loss.item()
 
