@@ -29,6 +29,7 @@ from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.data.labels import ERROR_TYPES  # noqa: E402
 from explorer.detectors.salience import SalienceDetector  # noqa: E402
 from explorer.evaluation.statistics import youden_threshold  # noqa: E402
+from explorer.models.loading import LoadedOnce  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 
 LABEL = {"hallucination": lambda labels: labels.hallucination, "coverage": lambda labels: labels.coverage_error}
@@ -66,7 +67,8 @@ def main() -> None:
     lm = detector.language_model
     tokens = lm.tokenizer
     chosen = sorted((e for e in examples if e.split == args.split), key=lambda e: len(tokens(e.response).input_ids))
-    detector.__dict__["_language_model"] = dataclasses.replace(lm, model=lm.model.to(torch.bfloat16))
+    in_bf16 = dataclasses.replace(lm, model=lm.model.to(torch.bfloat16))
+    detector._language_model = LoadedOnce(lambda: in_bf16)
     changed = 0
     for example in chosen[: args.examples]:
         shipped = cache.get(detector, example)

@@ -24,7 +24,6 @@ token counts: truncating would silently score a different example.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import cached_property
@@ -46,6 +45,7 @@ from explorer.detectors.ops import attribution as attributions
 from explorer.detectors.ops.salience_map import used_targets
 from explorer.models.identity import model_identity
 from explorer.models.language_model import LanguageModel, load_language_model, resolve_spec
+from explorer.models.loading import LoadedOnce
 from explorer.text import prompts
 from explorer.text.words import DEFAULT_SEGMENTER, Segmenter, Word
 
@@ -133,7 +133,7 @@ class SalienceDetector(Detector):
         self.reduction, self.target = reduction, target
         self.chunk = chunk
         self.segmenter = segmenter
-        self._load_lock = threading.Lock()
+        self._language_model = LoadedOnce(lambda: load_language_model(self.model_path))
 
     def config(self) -> dict:
         # The stored key stays "method" (and "method_version"): the config is part of the cache
@@ -155,10 +155,7 @@ class SalienceDetector(Detector):
     @property
     def language_model(self) -> LanguageModel:
         """The model, loaded at the first use (the cache answers many requests without it)."""
-        with self._load_lock:
-            if "_language_model" not in self.__dict__:
-                self.__dict__["_language_model"] = load_language_model(self.model_path)
-        return self.__dict__["_language_model"]
+        return self._language_model()
 
     def score(self, example: Example, progress: Progress | None = None) -> DetectorResult:
         model = self.language_model

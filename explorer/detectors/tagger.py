@@ -47,7 +47,6 @@ PEFT, about 2 MB); `training.json` beside the weights says on what and how.
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +69,7 @@ from explorer.detectors.base import (
 from explorer.detectors.ops.recent import RecentResults
 from explorer.models.encoder import default_model_path, encoder_identity, load_with_head
 from explorer.models.identity import folder_digest
+from explorer.models.loading import LoadedOnce, merged_adapter
 from explorer.models.trained import TrainedNotFoundError
 from explorer.text.claims import sentence_spans
 from explorer.text.prompts import curly_braces_arguments
@@ -251,24 +251,14 @@ class TaggerDetector(Detector):
         self.batch_size = batch_size
         self.threads = threads  # one thread: two busy-waiting threads were slower on shared 2-core machines
         self._recent = RecentResults(self.remembered)
-        self._loaded = None
-        self._load_lock = threading.Lock()
+        # The identity needs no model: importing torch and PEFT takes seconds that a page of
+        # cached results (the shipped samples' seeds) does not need to wait.
+        self._model = LoadedOnce(self._loaded_model)
 
-    def _model(self):
-        """The tokenizer, the tagging model and its position limit, loaded at first use: the
-        identity needs none of them, and importing torch and PEFT takes seconds that a page of
-        cached results (the shipped samples' seeds) does not need to wait."""
-        with self._load_lock:
-            if self._loaded is None:
-                from peft import PeftModel
-
-                tokenizer, base = load_token_classifier(self._path)
-                limit = int(base.config.max_position_embeddings)
-                # Merged into the weights: the same model without LoRA's extra products, 19% faster
-                # on 300-word answers; token probabilities move by under 1e-5 (float rounding).
-                model = PeftModel.from_pretrained(base, self._adapter).merge_and_unload().eval()
-                self._loaded = tokenizer, model, limit
-            return self._loaded
+    def _loaded_model(self):
+        """The tokenizer, the tagging model and its position limit."""
+        tokenizer, base = load_token_classifier(self._path)
+        return tokenizer, merged_adapter(base, self._adapter), int(base.config.max_position_embeddings)
 
     def config(self) -> dict:
         return {"adapter": self.digest, "merge": self.merge}  # results of other merges are not mixed up

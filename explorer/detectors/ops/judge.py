@@ -25,6 +25,7 @@ import numpy as np
 from explorer.data.labels import JUDGE_LABELS, JUDGE_TASK
 from explorer.models.encoder import default_model_path, encoder_identity, load_pair_classifier
 from explorer.models.identity import folder_digest
+from explorer.models.loading import LoadedOnce, merged_adapter
 from explorer.text.words import DEFAULT_SEGMENTER
 
 TASK = JUDGE_TASK
@@ -67,22 +68,14 @@ class Judge:
         # One thread, as for the sentence encoder: two were slower on the shared 2-core machines.
         self.threads = threads
         self._lock = threading.Lock()
-        self._load_lock = threading.Lock()
-        self._loaded = None
+        # The verdict over results that are all cached (the shipped sample's, an eval or rates run
+        # scored before) needs only the judge's identity, and loading took about 4 s.
+        self._load = LoadedOnce(self._loaded_model)
 
-    def _load(self):
-        """The tokenizer, the model and its position limit, loaded at first use: the verdict over
-        results that are all cached (the shipped sample's, an eval or rates run scored before)
-        needs only the judge's identity, and loading took about 4 s."""
-        from peft import PeftModel
-
-        with self._load_lock:
-            if self._loaded is None:
-                tokenizer, base = load_pair_classifier(self.model_path, len(LABELS))
-                # Merged into the weights, as the tagger's: no LoRA products at each call (float rounding only).
-                model = PeftModel.from_pretrained(base, self.adapter_dir).merge_and_unload().eval()
-                self._loaded = tokenizer, model, int(base.config.max_position_embeddings)
-            return self._loaded
+    def _loaded_model(self):
+        """The tokenizer, the model and its position limit."""
+        tokenizer, base = load_pair_classifier(self.model_path, len(LABELS))
+        return tokenizer, merged_adapter(base, self.adapter_dir), int(base.config.max_position_embeddings)
 
     @property
     def tokenizer(self):
