@@ -84,7 +84,8 @@ def labelled_pieces(example: Example) -> Iterator[Piece]:
 def fit(pieces: Sequence[Piece], encoder, strengths: Sequence[float] = STRENGTHS) -> tuple[LogisticHead, dict]:
     """The head fitted on the `components` half of `pieces` for each C of `strengths`, the one
     with the best piece-level ROC AUC on the `head` half kept (the first C without one), and the
-    record: counts per half and label, each C's ROC AUC and the C kept."""
+    record: counts per half and label, each C's ROC AUC (`dev_roc_auc`: the held-out half is this
+    fit's dev set) and the C kept."""
     from sklearn.metrics import roc_auc_score
 
     halves = {half: [p for p in pieces if p.half == half] for half in ("components", "head")}
@@ -106,8 +107,9 @@ def fit(pieces: Sequence[Piece], encoder, strengths: Sequence[float] = STRENGTHS
             half: {"content": sum(p.label == CONTENT for p in found), "framing": sum(p.label == FRAMING for p in found)}
             for half, found in halves.items()
         },
-        "head_half_roc_auc": {str(strength): auc for strength, auc in aucs.items()},
-        "strength": kept,
+        "selection": "the pieces of the claims' head half (explorer.training.data.claim_half), content against framing",
+        "dev_roc_auc": [[strength, auc] for strength, auc in aucs.items()],
+        "kept_C": kept,
     }
     return fitted[kept], record
 
@@ -170,17 +172,19 @@ def run(args: argparse.Namespace) -> int:
     pieces = [piece for example in read if example.split == "train" for piece in labelled_pieces(example)]
     encoder = SentenceEncoder()
     head, record = fit(pieces, encoder, args.strengths)
+    record_names = [path.name for path in args.written]
     record = {
         "task": TASK,
         "model": encoder.identity(),
-        "data": [str(path) for path in args.written],
+        "data": record_names,
         **record,
+        "command": f"python -m explorer.training.invention --written {' '.join(record_names)} --out DIR",
         "seconds": round(time.perf_counter() - started, 1),
     }
     InventionTrainer().save(head, record, args.out)
     print(
-        f"wrote {args.out}: {record['pieces']}; head-half ROC AUC by C {record['head_half_roc_auc']}; "
-        f"kept C {record['strength']}"
+        f"wrote {args.out}: {record['pieces']}; head-half ROC AUC by C {record['dev_roc_auc']}; "
+        f"kept C {record['kept_C']}"
     )
     return 1 if errors else 0
 
