@@ -124,7 +124,7 @@ def run_train(args: argparse.Namespace) -> int:
     from explorer.scoring.cache import ResultCache
     from explorer.scoring.runner import all_results
     from explorer.training import TrainingInputError, TrainingRequest
-    from explorer.training.data import target, training_examples
+    from explorer.training.data import labelled_examples, target, training_examples
 
     trainer = detectors.trainer(args.detector)
     task = training_task(args)
@@ -133,8 +133,10 @@ def run_train(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     examples = load_training_files(paths)
     splits = ["train", "dev"] if args.with_dev else ["train"]
-    train_set = training_examples(examples, splits)
-    dev_set = training_examples(examples, ["dev"])
+    # A trainer that learns from where answers mark their errors reads organic answers with errors too.
+    chosen = labelled_examples if getattr(trainer, "reads_organic_errors", False) else training_examples
+    train_set = chosen(examples, splits)
+    dev_set = chosen(examples, ["dev"])
     if task in ERROR_TYPES and len({target(e, task) for e in train_set}) < 2:
         raise CliError(f"the training data needs examples with and without a {task} error", EXIT_USAGE)
     title = detectors.spec(args.detector).title.lower()

@@ -293,6 +293,22 @@ _SPECS = (
         "that turn it. English word lists; swapped roles are not seen.",
     ),
     DetectorSpec(
+        "invention",
+        "Invented content (judge + content head)",
+        "explorer.detectors.invention:InventionDetector",
+        origin="not in the paper: RefChecker's neutral claims, read per piece of the answer against every argument, "
+        "with a head that tells content from framing",
+        response_word_meaning="P(the word's piece says something) x P(no given argument is stated in it)",
+        argument_word_meaning="none: the check scores the response only (0 on every argument word)",
+        cost=FAST,
+        weights=Weights("invention", tasks=("content",)),
+        trainer="explorer.training.invention:InventionTrainer",
+        summary="Invented content: a piece of the answer (cut at every comma, semicolon and colon) that says "
+        "something, by a logistic head on its MiniLM embedding trained on the team-written corpus's invented spans "
+        "against its framing pieces, and in which the meaning judge finds no given argument stated. Catches a "
+        "background fact, a rebuttal, a consensus claim or a side-taking conclusion; no coverage signal.",
+    ),
+    DetectorSpec(
         "matching",
         "Matching check (tuned matcher)",
         "explorer.detectors.matching:MatchingDetector",

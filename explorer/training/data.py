@@ -42,6 +42,11 @@ def training_examples(examples: Sequence[Example], splits: Sequence[str]) -> lis
     ]
 
 
+def labelled_examples(examples: Sequence[Example], splits: Sequence[str]) -> list[Example]:
+    """Every example of the given splits labelled for both error types, organic errors included."""
+    return [e for e in examples if e.split in splits and is_labelled(e.labels)]
+
+
 def is_labelled(labels) -> bool:
     return labels.hallucination is not None and labels.coverage_error is not None
 
@@ -80,13 +85,7 @@ def read_told(paths: Sequence[Path]) -> tuple[list[Example], int]:
 
 def labelled_train(paths: Sequence[Path]) -> list[Example]:
     """Every train-split example of the files labelled for both error types, whatever its kind."""
-    examples = []
-    for path in paths:
-        for example in parse_jsonl(Path(path)).examples:
-            labels = example.labels
-            if example.split == "train" and is_labelled(labels):
-                examples.append(example)
-    return examples
+    return labelled_examples([e for path in paths for e in parse_jsonl(Path(path)).examples], ["train"])
 
 
 def dev_targets(examples: Sequence[Example], error_type: str) -> list[tuple[int, int]]:

@@ -120,8 +120,9 @@ class InventionTrainer:
 
     description = "a logistic regression on MiniLM embeddings telling invented pieces from framing, in minutes"
     settings = None
-    no_step_options = "a logistic regression; its regularization is chosen on the head half of the claims"
+    no_step_options = "a logistic regression; its regularization is chosen on the held-out half of the claims (its dev)"
     model_help = "a local sentence-transformers / BERT-style folder (default: the packaged all-MiniLM-L6-v2)"
+    reads_organic_errors = True  # its pieces come from the answers' marked inventions, organic ones above all
 
     def train(self, request) -> tuple[LogisticHead, dict[str, Any]]:
         from explorer.models.encoder import shared_encoder

@@ -127,3 +127,20 @@ def test_the_command_keeps_the_good_lines_names_the_bad_one_and_writes_the_head_
     record = json.loads((out / "training.json").read_text(encoding="utf-8"))
     assert record["pieces"]["components"] == {"content": 1, "framing": 2}
     assert record["task"] == invention.TASK and (out / "model.json").is_file()
+
+
+def test_explorer_train_fits_the_head_from_the_corpus_and_refuses_answers_that_mark_nothing(tmp_path, capsys):
+    from explorer.cli import main
+
+    halves = topics_in_each_half()
+    written = tmp_path / "written.jsonl"
+    written.write_text("".join(json.dumps(answer(halves[h]).to_dict()) + "\n" for h in ("components", "head")))
+    out = tmp_path / "trained"
+    assert main(["train", "--detector", "invention", "--data", str(written), "--out", str(out)]) == 0
+    record = json.loads((out / "training.json").read_text(encoding="utf-8"))
+    assert record["task"] == invention.TASK and record["kept_C"] in invention.STRENGTHS
+    assert (out / "model.json").is_file()
+    unmarked = tmp_path / "unmarked.jsonl"
+    unmarked.write_text(json.dumps(answer(halves["components"], argument_spans=[]).to_dict()) + "\n")
+    assert main(["train", "--detector", "invention", "--data", str(unmarked), "--out", str(tmp_path / "none")]) == 2
+    assert "argument_spans" in capsys.readouterr().err

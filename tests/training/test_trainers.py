@@ -15,6 +15,7 @@ def test_the_learned_detectors_are_the_ones_with_trainers():
         "alignment_classifier",
         "cross_encoder",
         "semantic_tuned",
+        "invention",
         "meaning",
         "alignment_classifier_tuned",
         "cross_encoder_tuned",
