@@ -39,6 +39,7 @@ TRAINING_MODULES = (
     "explorer.cli.stacked",
     "explorer.training.classifier",
     "explorer.training.generator",
+    "explorer.training.invention",
     "explorer.training.judge",
     "explorer.training.matcher",
     "explorer.training.tagger",

@@ -13,6 +13,7 @@ from explorer.data.example import Labels, Span
 ERROR_TYPES = ("hallucination", "coverage")
 SPAN_TASK = "tokens"  # the token tagger's one task: both error types, token by token
 JUDGE_TASK = "pairs"  # the meaning judge's one task: both error types, argument / piece pair by pair
+CONTENT_TASK = "content"  # the invention check's head: whether a piece says something or frames the answer
 JUDGE_LABELS = ("states", "misstates", "absent")  # what the judge reads of a pair, in its head's order
 PAIR_TASK = "both"  # the fine-tuned LM classifier's one task: both error types, one answer each
 

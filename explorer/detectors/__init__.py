@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer import console
-from explorer.data.labels import JUDGE_TASK, PAIR_TASK, SPAN_TASK
+from explorer.data.labels import CONTENT_TASK, JUDGE_TASK, PAIR_TASK, SPAN_TASK
 from explorer.detectors import details
 from explorer.detectors.base import (
     ArgumentWordScore,
@@ -301,7 +301,7 @@ _SPECS = (
         response_word_meaning="P(the word's piece says something) x P(no given argument is stated in it)",
         argument_word_meaning="none: the check scores the response only (0 on every argument word)",
         cost=FAST,
-        weights=Weights("invention", tasks=("content",)),
+        weights=Weights("invention", tasks=(CONTENT_TASK,)),
         trainer="explorer.training.invention:InventionTrainer",
         summary="Invented content: a piece of the answer (cut at every comma, semicolon and colon) that says "
         "something, by a logistic head on its MiniLM embedding trained on the team-written corpus's invented spans "

@@ -13,10 +13,10 @@ comma, semicolon and colon: `explorer.text.claims.piece_spans`):
    faithfully or turned.
 
 A piece's score is content x absent; the answer's hallucination score is its highest piece's.
-The judge reads the `READ` pieces with the most content (the others' products are below
-theirs' content, so the highest is among them unless many pieces say something). Response
-words take their piece's score (0 in a piece the judge did not read). No coverage signal: every
-argument scores 0.
+The judge reads the `READ` pieces with the most content: a piece left out scores at most its
+content, less than every piece read, so it could only come first where the judge finds the
+read ones stated. Response words take their piece's score (0 in a piece the judge did not read).
+No coverage signal: every argument scores 0.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from explorer.data.example import Example
+from explorer.data.labels import CONTENT_TASK as TASK
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.ops.alignment import TooLongError, fitted
 from explorer.detectors.ops.judge import ABSENT, Judge, PairTooLongError, judge_identity
@@ -36,7 +37,6 @@ from explorer.detectors.ops.recent import RecentResults
 from explorer.models.encoder import SentenceEncoder, default_model_path, encoder_identity, shared_encoder
 from explorer.models.trained import TrainedNotFoundError
 from explorer.text.claims import Span, piece_spans
-from explorer.training.invention import TASK
 
 READ = 8  # pieces the judge reads beside every argument, most content first
 

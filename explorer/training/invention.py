@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -34,14 +35,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from explorer.console import bounded
 from explorer.data.example import Example
+from explorer.data.labels import CONTENT_TASK
 from explorer.data.written import argument_statements
 from explorer.detectors.ops.logistic_head import LogisticHead
 from explorer.files import write_text
 from explorer.text.claims import Span, piece_spans
 from explorer.training.data import claim_half, read_told
 
-TASK = "content"
+TASK = CONTENT_TASK
 CONTENT, FRAMING = 1, 0
 INSIDE = 0.5  # share of a piece inside an invented span for it to count as that span's content
 STRENGTHS = (0.0001, 0.001, 0.01, 0.1, 1.0)  # C of the logistic regression, tried in turn
@@ -153,7 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--written", type=Path, nargs="+", required=True, help="team-written corpus files")
     parser.add_argument("--out", type=Path, required=True, help="folder for model.json and training.json")
     parser.add_argument(
-        "--strengths", type=float, nargs="+", default=STRENGTHS, help="C of the logistic regression, each tried"
+        "--strengths",
+        type=bounded(float, 0, math.inf, open_ends=True),
+        nargs="+",
+        default=STRENGTHS,
+        help="C of the logistic regression, each tried",
     )
     declare(parser, Files(inputs=("written",), output="out", folder=True))
     return parser
