@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
-from explorer.detectors.ops.judge import ABSENT  # noqa: E402
+from explorer.detectors.invention import least_absent  # noqa: E402
 from explorer.detectors.ops.logistic_head import LogisticHead  # noqa: E402
 from explorer.evaluation.slices import rankable_slices, variant_slices  # noqa: E402
 from explorer.text.claims import piece_spans  # noqa: E402
@@ -37,8 +37,7 @@ def readings(example, head: LogisticHead, encoder, judge) -> dict[str, float]:
     texts = [response[start:end] for start, end in piece_spans(response)]
     arguments = [text for _, _, text in example.arguments()]
     content = head.p_error(encoder.encode(texts))
-    judged = judge.probabilities([(argument, text) for text in texts for argument in arguments])
-    absent = judged[:, ABSENT].reshape(len(texts), len(arguments)).min(axis=1)
+    absent = least_absent(judge, texts, arguments)
     return dict(zip(READINGS, (float(np.max(content * absent)), float(np.max(content)), float(np.max(absent)))))
 
 

@@ -41,6 +41,15 @@ from explorer.text.claims import Span, piece_spans
 READ = 8  # pieces the judge reads beside every argument, most content first
 
 
+def least_absent(judge: Judge, texts: Sequence[str], arguments: Sequence[str]) -> np.ndarray:
+    """Each text's least P(absent) over `arguments`, each read beside it by `judge` (1 where there
+    are no arguments: nothing is stated)."""
+    if not arguments:
+        return np.ones(len(texts))
+    judged = judge.probabilities([(argument, text) for text in texts for argument in arguments])
+    return judged[:, ABSENT].reshape(len(texts), len(arguments)).min(axis=1)
+
+
 class InventionDetector(Detector):
     name = "invention"
     title = "Invented content (judge + content head)"
@@ -94,10 +103,9 @@ class InventionDetector(Detector):
         read = [int(i) for i in np.argsort(-content, kind="stable")[:READ]]
         arguments = [text for _, _, text in example.arguments()]
         try:
-            judged = self.judge.probabilities([(argument, texts[i]) for i in read for argument in arguments])
+            absent = least_absent(self.judge, [texts[i] for i in read], arguments)
         except PairTooLongError as error:
             raise DetectorError(str(error)) from error
-        absent = judged[:, ABSENT].reshape(len(read), len(arguments)).min(axis=1) if arguments else np.ones(len(read))
         scores = np.zeros(len(pieces))
         scores[read] = content[read] * absent
         return DetectorResult.from_units(

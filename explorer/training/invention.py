@@ -26,7 +26,6 @@ half's answers, which no part of this head was fitted on).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -40,9 +39,8 @@ from explorer.data.example import Example
 from explorer.data.labels import CONTENT_TASK
 from explorer.data.written import argument_statements
 from explorer.detectors.ops.logistic_head import LogisticHead
-from explorer.files import write_text
 from explorer.text.claims import Span, piece_spans
-from explorer.training.data import claim_half, read_told
+from explorer.training.data import claim_half, read_told, write_record
 
 TASK = CONTENT_TASK
 CONTENT, FRAMING = 1, 0
@@ -144,7 +142,7 @@ class InventionTrainer:
 
     def save(self, model: LogisticHead, record: Mapping[str, Any], out: Path) -> None:
         digest = model.save(out)
-        write_text(Path(out) / "training.json", json.dumps({**record, "model_sha256": digest}, indent=1) + "\n")
+        write_record({**record, "model_sha256": digest}, out)
 
 
 def build_parser() -> argparse.ArgumentParser:
