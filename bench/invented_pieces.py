@@ -4,12 +4,14 @@
         ../shared/data/npov_foreign/dev_v3.jsonl ~/.cache/rag-error-explorer/pd-dev.jsonl
 
 Each answer is cut at every comma, semicolon and colon (`explorer.text.claims.piece_spans`); the
-shipped meaning judge reads every argument beside every piece, and a piece's *absent* is the
-least P(absent) over the arguments (no argument is stated there); the content head of `--head`
-(`python -m explorer.training.invention`) gives P(content) from the piece's embedding. An
-answer's score is its highest `P(content) x absent`, and the ROC AUC × 100 of each hallucination
-slice of `explorer eval` (and per `variant` where records carry one) is printed, with the two
-readings alone beside it. Selection data only: nothing here is fitted.
+shipped meaning judge reads every argument beside every piece. A piece's *unstated* is 1 - its
+highest P(states) over the arguments (no argument stated faithfully there: the invention check's
+reading since version 2), its *absent* the least P(absent) (version 1's, which a turned argument
+keeps low); the content head of `--head` (`python -m explorer.training.invention`) gives
+P(content) from the piece's embedding. An answer's score under each reading is its highest piece's,
+and the ROC AUC × 100 of each hallucination slice of `explorer eval` (and per `variant` where
+records carry one) is printed for the two products and the three readings alone.
+Selection data only: nothing here is fitted.
 """
 
 from __future__ import annotations
@@ -23,12 +25,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
-from explorer.detectors.invention import least_absent  # noqa: E402
+from explorer.detectors.invention import judged, least_absent, unstated  # noqa: E402
 from explorer.detectors.ops.logistic_head import LogisticHead  # noqa: E402
 from explorer.evaluation.slices import rankable_slices, variant_slices  # noqa: E402
 from explorer.text.claims import piece_spans  # noqa: E402
 
-READINGS = ("content x absent", "content", "absent")
+READINGS = ("content x unstated", "content x absent", "content", "unstated", "absent")
 
 
 def readings(example, head: LogisticHead, encoder, judge) -> dict[str, float]:
@@ -37,8 +39,10 @@ def readings(example, head: LogisticHead, encoder, judge) -> dict[str, float]:
     texts = [response[start:end] for start, end in piece_spans(response)]
     arguments = [text for _, _, text in example.arguments()]
     content = head.p_error(encoder.encode(texts))
-    absent = least_absent(judge, texts, arguments)
-    return dict(zip(READINGS, (float(np.max(content * absent)), float(np.max(content)), float(np.max(absent)))))
+    probabilities = judged(judge, texts, arguments)
+    free, absent = unstated(probabilities), least_absent(probabilities)
+    each = (content * free, content * absent, content, free, absent)
+    return dict(zip(READINGS, (float(np.max(reading)) for reading in each)))
 
 
 def slice_aucs(examples, scores: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:

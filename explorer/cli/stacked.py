@@ -71,7 +71,8 @@ def feature_options(parser) -> None:
             f"--{error_type}-features",
             metavar="SET",
             help=f"fit the {error_type} head on this feature set only (explorer.training.stacked.feature_sets: "
-            "'all', 'own', 'all but tagger', a component's name...), C still chosen on --dev",
+            "'all', 'own', 'all but tagger', a component's name...) or on components joined by ' + ' "
+            "('tagger + polarity + invention'), C still chosen on --dev",
         )
 
 

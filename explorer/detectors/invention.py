@@ -8,11 +8,12 @@ comma, semicolon and colon: `explorer.text.claims.piece_spans`):
 1. *content*: P(the piece says something rather than framing the answer), a logistic head on
    the piece's all-MiniLM-L6-v2 embedding trained on the team-written corpus's invented spans
    against its framing pieces (`explorer.training.invention`);
-2. *absent*: the meaning judge's least P(absent) over the given arguments, each read beside the
-   piece (`explorer.detectors.ops.judge`): high where no argument is stated there, stated
-   faithfully or turned.
+2. *unstated*: 1 - the meaning judge's highest P(states) over the given arguments, each read
+   beside the piece (`explorer.detectors.ops.judge`): high where no argument is stated there
+   faithfully, so a piece that turns an argument counts as one that states none (version 1 read
+   the least P(absent), which a turned argument keeps low).
 
-A piece's score is content x absent; the answer's hallucination score is its highest piece's.
+A piece's score is content x unstated; the answer's hallucination score is its highest piece's.
 The judge reads the `READ` pieces with the most content: a piece left out scores at most its
 content, less than every piece read, so it could only come first where the judge finds the
 read ones stated. Response words take their piece's score (0 in a piece the judge did not read).
@@ -30,7 +31,7 @@ from explorer.data.example import Example
 from explorer.data.labels import CONTENT_TASK as TASK
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.ops.alignment import TooLongError, fitted
-from explorer.detectors.ops.judge import ABSENT, Judge, PairTooLongError, judge_identity
+from explorer.detectors.ops.judge import ABSENT, LABELS, STATES, Judge, PairTooLongError, judge_identity
 from explorer.detectors.ops.judge import TASK as JUDGE_TASK
 from explorer.detectors.ops.logistic_head import MODEL_FILE, LogisticHead
 from explorer.detectors.ops.recent import RecentResults
@@ -41,19 +42,30 @@ from explorer.text.claims import Span, piece_spans
 READ = 8  # pieces the judge reads beside every argument, most content first
 
 
-def least_absent(judge: Judge, texts: Sequence[str], arguments: Sequence[str]) -> np.ndarray:
-    """Each text's least P(absent) over `arguments`, each read beside it by `judge` (1 where there
-    are no arguments: nothing is stated)."""
-    if not arguments:
-        return np.ones(len(texts))
-    judged = judge.probabilities([(argument, text) for text in texts for argument in arguments])
-    return judged[:, ABSENT].reshape(len(texts), len(arguments)).min(axis=1)
+def judged(judge: Judge, texts: Sequence[str], arguments: Sequence[str]) -> np.ndarray:
+    """The judge's probabilities for every argument read beside every text: (texts, arguments, labels)."""
+    pairs = [(argument, text) for text in texts for argument in arguments]
+    return judge.probabilities(pairs).reshape(len(texts), len(arguments), len(LABELS))
+
+
+def unstated(probabilities: np.ndarray) -> np.ndarray:
+    """Each text's 1 - highest P(states) over the arguments (1 where there are none)."""
+    if not probabilities.shape[1]:
+        return np.ones(probabilities.shape[0])
+    return 1 - probabilities[:, :, STATES].max(axis=1)
+
+
+def least_absent(probabilities: np.ndarray) -> np.ndarray:
+    """Each text's least P(absent) over the arguments (1 where there are none): version 1's reading."""
+    if not probabilities.shape[1]:
+        return np.ones(probabilities.shape[0])
+    return probabilities[:, :, ABSENT].min(axis=1)
 
 
 class InventionDetector(Detector):
     name = "invention"
     title = "Invented content (judge + content head)"
-    version = "1"
+    version = "2"
     remembered = 256
 
     def __init__(self, *, encoder: SentenceEncoder | None = None, judge: Judge | None = None):
@@ -103,11 +115,11 @@ class InventionDetector(Detector):
         read = [int(i) for i in np.argsort(-content, kind="stable")[:READ]]
         arguments = [text for _, _, text in example.arguments()]
         try:
-            absent = least_absent(self.judge, [texts[i] for i in read], arguments)
+            probabilities = judged(self.judge, [texts[i] for i in read], arguments)
         except PairTooLongError as error:
             raise DetectorError(str(error)) from error
         scores = np.zeros(len(pieces))
-        scores[read] = content[read] * absent
+        scores[read] = content[read] * unstated(probabilities)
         return DetectorResult.from_units(
             self,
             example,

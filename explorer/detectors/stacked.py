@@ -70,6 +70,7 @@ COMPONENTS = (
     "qualifiers",
     "polarity",
     "meaning",
+    "invention",
 )
 FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for error_type in ERROR_TYPES)
 # The components that check how a given argument is stated (by which side, how firmly) rather than
@@ -77,7 +78,7 @@ FEATURES = tuple(f"{component} {error_type}" for component in COMPONENTS for err
 CHECKS = ("voice", "qualifiers", "polarity")
 # Those that refuse an example they cannot read whole (arguments too long for their encoder's
 # positions beside the response): the head scores without them.
-OPTIONAL = ("tagger", "tagger_coverage", "meaning")
+OPTIONAL = ("tagger", "tagger_coverage", "meaning", "invention")
 RESPONSE_WORDS = "tagger"
 # A response word the voice check finds stated in the wrong camp's voice, or the polarity check
 # finds turning a given argument, keeps the higher of the scores: the tagger finds its words

@@ -64,6 +64,20 @@ def feature_sets(error_type: str) -> dict[str, tuple[str, ...]]:
     return {**alone, **combined, "own": tuple(f for f in FEATURES if f.endswith(error_type)), **but, "all": FEATURES}
 
 
+def named_set(error_type: str, name: str, candidates: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The feature set `name`: one of `candidates` (`feature_sets`), or any components joined by
+    " + " (a set larger than the three components the search tries)."""
+    if name in candidates:
+        return candidates[name]
+    chosen = name.split(" + ")
+    if set(chosen) <= set(COMPONENTS) and len(set(chosen)) == len(chosen):
+        return tuple(f"{component} {error_type}" for component in chosen)
+    raise TrainingInputError(
+        f"no {error_type} feature set {name!r}; the sets: {', '.join(candidates)}, "
+        f"or components joined by ' + ' ({', '.join(COMPONENTS)})"
+    )
+
+
 def feature_matrix(examples: Sequence[Example], components: Mapping[str, Detector], score: ScoreExamples) -> np.ndarray:
     """One row of `FEATURES` per example, from its components' results (through `score`)."""
     try:
@@ -139,9 +153,7 @@ def train(
     started = time.monotonic()
     candidates = feature_sets(error_type)
     if features is not None:
-        if features not in candidates:
-            raise TrainingInputError(f"no {error_type} feature set {features!r}; the sets: {', '.join(candidates)}")
-        candidates = {features: candidates[features]}
+        candidates = {features: named_set(error_type, features, candidates)}
     train_set = slice_examples(train_set, error_type)
     gold = [target(e, error_type) for e in train_set]
     if len(set(gold)) < 2:

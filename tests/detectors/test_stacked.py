@@ -230,6 +230,23 @@ def test_a_named_feature_set_is_the_only_one_fitted_and_an_unknown_one_is_refuse
 
     with pytest.raises(TrainingInputError, match="no coverage feature set 'everything'"):
         training.train("coverage", examples, {"dev": examples}, {}, never, features="everything", log=lambda _: None)
+    with pytest.raises(TrainingInputError, match="no coverage feature set 'tagger \\+ tagger'"):
+        training.train(
+            "coverage", examples, {"dev": examples}, {}, never, features="tagger + tagger", log=lambda _: None
+        )
+
+    four = "rouge + semantic + tagger + meaning"  # joined components: a set the search does not try
+    model, record = training.train(
+        "coverage",
+        examples,
+        {"dev": examples},
+        {n: ScriptedDetector() for n in COMPONENTS},
+        score,
+        features=four,
+        log=lambda _: None,
+    )
+    assert four not in training.feature_sets("coverage") and record["kept_features"] == four
+    assert set(model.features) <= {f"{name} coverage" for name in four.split(" + ")}
 
 
 @pytest.mark.slow
