@@ -1,4 +1,4 @@
-"""A stacked detector: a logistic regression over the example scores of eleven fast detectors.
+"""A stacked detector: a logistic regression over the example scores of twelve fast detectors.
 
 Not in the paper. No single detector is best at both error types on answers written outside
 the team: the token tagger (`tagger`) finds invented content inside fluent sentences; ROUGE-1,
@@ -8,7 +8,9 @@ classifier reading it, `alignment_classifier_tuned`) and the tagger's coverage b
 resemble a piece of the answer another argument states better; the voice check (`voice`) finds given arguments stated in
 the other side's voice and the qualifier check (`qualifiers`) given arguments stated with more
 certainty, which every support detector passes; the polarity check (`polarity`) and the meaning
-check's judge (`meaning`) read whether a given argument is stated with its meaning turned. Stacking (Wolpert
+check's judge (`meaning`) read whether a given argument is stated with its meaning turned; the
+invention check (`invention`) finds pieces that say something and state no argument faithfully
+(a background fact, a rebuttal, a conclusion that takes a side). Stacking (Wolpert
 1992) learns how much each signal counts from labelled examples instead of picking one.
 
 Per error type, P(error) is the logistic function of standardized example-level features, each
@@ -229,8 +231,9 @@ class StackedDetector(Detector):
     # 7: the tagger does too (v2); 8: the voice check joins the components and raises response words;
     # 9: the qualifier check joins them; 10: the matching check; 11: the polarity check, the heads fitted
     # on both recipes of the team-written corpus and chosen on both foreign dev sets and Perspectrum dev;
-    # 12: the meaning check joins the components; 13: its sure misstatements set a floor (`SURE`)
-    version = "13"
+    # 12: the meaning check joins the components; 13: its sure misstatements set a floor (`SURE`);
+    # 14: the invention check joins the components
+    version = "14"
 
     def __init__(
         self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None
