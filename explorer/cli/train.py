@@ -133,8 +133,7 @@ def run_train(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     examples = load_training_files(paths)
     splits = ["train", "dev"] if args.with_dev else ["train"]
-    # A trainer that learns from where answers mark their errors reads organic answers with errors too.
-    chosen = labelled_examples if getattr(trainer, "reads_organic_errors", False) else training_examples
+    chosen = labelled_examples if trainer.reads_organic_errors else training_examples
     train_set = chosen(examples, splits)
     dev_set = chosen(examples, ["dev"])
     if task in ERROR_TYPES and len({target(e, task) for e in train_set}) < 2:

@@ -31,11 +31,10 @@ from explorer.data.example import Example
 from explorer.data.labels import CONTENT_TASK as TASK
 from explorer.detectors.base import Detector, DetectorError, DetectorResult, Progress
 from explorer.detectors.ops.alignment import TooLongError, fitted
-from explorer.detectors.ops.judge import ABSENT, LABELS, STATES, Judge, PairTooLongError, judge_identity
-from explorer.detectors.ops.judge import TASK as JUDGE_TASK
+from explorer.detectors.ops.judge import ABSENT, LABELS, STATES, Judge, PairTooLongError, judge_identity, shipped_judge
 from explorer.detectors.ops.logistic_head import MODEL_FILE, LogisticHead
 from explorer.detectors.ops.recent import RecentResults
-from explorer.models.encoder import SentenceEncoder, default_model_path, encoder_identity, shared_encoder
+from explorer.models.encoder import SentenceEncoder, shared_encoder
 from explorer.models.trained import TrainedNotFoundError
 from explorer.text.claims import Span, piece_spans
 
@@ -74,8 +73,7 @@ class InventionDetector(Detector):
         self.encoder = encoder or shared_encoder()
         try:
             folder = weights(self.name).find(self.encoder.identity(), TASK)
-            if judge is None:
-                judge = Judge(weights("meaning").find(encoder_identity(default_model_path()), JUDGE_TASK))
+            judge = judge or shipped_judge()
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
         self.head = LogisticHead.load(folder)

@@ -56,10 +56,10 @@ from explorer.detectors.base import (
     ResponseWordScore,
 )
 from explorer.detectors.ops.alignment import TooLongError, argument_units, fitted, texts_of_units
-from explorer.detectors.ops.judge import MISSTATES, STATES, TASK, Judge, PairTooLongError, judge_identity
+from explorer.detectors.ops.judge import MISSTATES, STATES, Judge, PairTooLongError, judge_identity, shipped_judge
 from explorer.detectors.ops.recent import RecentResults
 from explorer.detectors.semantic_tuned import tuned_encoder
-from explorer.models.encoder import SentenceEncoder, default_model_path, encoder_identity
+from explorer.models.encoder import SentenceEncoder
 from explorer.models.trained import TrainedNotFoundError
 from explorer.text.claims import Span, candidate_spans, conjunct_spans
 from explorer.text.words import DEFAULT_SEGMENTER
@@ -142,12 +142,11 @@ class MeaningDetector(Detector):
         judge: Judge | None = None,
         adapter_dir: str | Path | None = None,
     ):
-        from explorer.detectors import weights
 
         self.encoder = encoder or tuned_encoder(adapter_dir)
         if judge is None:
             try:
-                judge = Judge(weights(self.name).find(encoder_identity(default_model_path()), TASK))
+                judge = shipped_judge()
             except TrainedNotFoundError as error:
                 raise DetectorError(str(error)) from error
         self.judge = judge

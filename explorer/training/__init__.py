@@ -66,6 +66,9 @@ class Trainer(Protocol):
     # None when the trainer takes gradient steps; else why `--steps` and its kin do not apply.
     no_step_options: str | None
     model_help: str  # what `--model` names for it, and its default
+    # True where it learns from where answers mark their errors: `explorer train` then gives it
+    # organic answers with errors too, not only the faithful ones and the synthetic errors.
+    reads_organic_errors: bool
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:
         """Fit the model; returns it with its training record. Bad data or a missing model

@@ -211,6 +211,7 @@ class LoraClassifierTrainer:
     description = "LoRA adapters on the language model answering both questions; resumable from --work"
     settings = TrainingSettings
     no_step_options = None
+    reads_organic_errors = False
     model_help = "a causal LM, a local HF folder or .gguf file (default: the packaged SmolLM2)"
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:

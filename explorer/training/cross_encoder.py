@@ -182,6 +182,7 @@ class CrossEncoderTrainer:
     description = "LoRA adapters and a head on all-MiniLM-L6-v2, per error type"
     settings = TrainingSettings
     no_step_options = None
+    reads_organic_errors = False
     model_help = "a local sentence-transformers / BERT-style folder (default: the packaged all-MiniLM-L6-v2)"
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:

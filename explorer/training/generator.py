@@ -267,6 +267,7 @@ class GeneratorTrainer:
     description = "the NPOV response generator's LoRA adapter (§2.1), on error-free responses"
     settings = GeneratorSettings
     no_step_options = None
+    reads_organic_errors = False
     model_help = "a causal LM, a local HF folder or .gguf file (default: the packaged SmolLM2)"
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:

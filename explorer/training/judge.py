@@ -292,6 +292,7 @@ class JudgeTrainer:
     )
     settings = TrainingSettings
     no_step_options = None
+    reads_organic_errors = False
     model_help = "none: the judge reads with the packaged all-MiniLM-L6-v2"
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:

@@ -116,6 +116,7 @@ class LogisticTrainer:
     description = "a logistic regression per error type on the semantic alignment (MiniLM) and word overlap, in seconds"
     settings = None
     no_step_options = "a logistic regression; its regularization is chosen on dev"
+    reads_organic_errors = False
     model_help = "a local sentence-transformers / BERT-style folder (default: the packaged all-MiniLM-L6-v2)"
 
     def encoder(self, model: str | None) -> SentenceEncoder:

@@ -329,6 +329,7 @@ class MatcherTrainer:
     description = "the tuned matcher's LoRA adapter, trained on ArgKP train (not on --data)"
     settings = TrainingSettings
     no_step_options = None
+    reads_organic_errors = False
     model_help = "none: the matcher tunes the packaged all-MiniLM-L6-v2"
 
     def train(self, request: TrainingRequest) -> tuple[Path, dict[str, Any]]:

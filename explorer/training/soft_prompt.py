@@ -195,6 +195,7 @@ class SoftPromptTrainer:
     description = "the paper's soft prompt on the frozen language model (§3.3), 20 virtual tokens"
     settings = TrainingSettings
     no_step_options = None
+    reads_organic_errors = False
     model_help = "a causal LM, a local HF folder or .gguf file (default: the packaged SmolLM2)"
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:

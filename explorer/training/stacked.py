@@ -218,6 +218,7 @@ class StackedTrainer:
     description = "a logistic regression per error type over its components' example scores"
     settings = None
     no_step_options = "a logistic regression; its regularization and features are chosen on dev"
+    reads_organic_errors = False
     model_help = "none: it reads its components as `explorer score` makes them, your trained weights before the shipped"
 
     def train(self, request: TrainingRequest) -> tuple[LogisticHead, dict[str, Any]]:

@@ -220,6 +220,7 @@ class TaggerTrainer:
     description = "LoRA adapters and a tagging head on all-MiniLM-L6-v2, both error types; resumable from --work"
     settings = TrainingSettings
     no_step_options = None
+    reads_organic_errors = False
     model_help = "none: it tags with the packaged all-MiniLM-L6-v2"
 
     def train(self, request: TrainingRequest) -> tuple[Any, dict[str, Any]]:

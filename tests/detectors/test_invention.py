@@ -51,3 +51,9 @@ def test_an_added_statement_raises_the_score_and_is_the_highest_piece(detector, 
 def test_scores_depend_on_the_example_alone(detector):
     again = InventionDetector().score(answer(with_sentence(FACT)))
     assert detector.score(answer(with_sentence(FACT))) == again
+
+
+def test_the_meaning_check_reads_the_same_judge_so_its_weights_are_loaded_once(detector):
+    from explorer.detectors.meaning import MeaningDetector
+
+    assert MeaningDetector().judge is detector.judge

@@ -144,7 +144,10 @@ def test_a_far_piece_can_misstate_an_argument_but_not_cover_it():
 
 def test_the_judge_loads_at_first_use_and_names_itself_before():
     """The verdict over cached results (the shipped sample's) needs the judge's identity only."""
-    fresh = MeaningDetector()
+    from explorer.detectors.ops.judge import Judge, shipped_judge
+
+    # A judge of its own: the process's shared one may have been loaded by an earlier test.
+    fresh = MeaningDetector(judge=Judge(shipped_judge().adapter_dir))
     identity = fresh.model_identity()
     assert not fresh.judge._load.loaded
     fresh.judge.probabilities([(PRO[1][0], FAITHFUL)])

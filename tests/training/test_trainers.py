@@ -36,6 +36,7 @@ def test_each_trainer_follows_the_protocol(name):
         )
     assert trainer.no_step_options is None or "dev" in trainer.no_step_options
     assert (trainer.settings is None) == (trainer.no_step_options is not None)
+    assert isinstance(trainer.reads_organic_errors, bool)
 
 
 def test_a_detector_without_a_trainer_is_refused_with_the_trainable_ones():

@@ -16,6 +16,7 @@ which the pair reads as faithful.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -175,6 +176,19 @@ class Judge:
             side, word = words[g]
             found[side].append((word.start, word.end, max(0.0, value) / top if top else 0.0))
         return found
+
+
+def shipped_judge() -> Judge:
+    """The process's judge on the meaning check's shipped weights: the meaning and invention
+    checks read the same one, so its weights are loaded once. Raises `TrainedNotFoundError`."""
+    from explorer.detectors import weights
+
+    return _judge_at(weights("meaning").find(encoder_identity(default_model_path()), TASK).resolve())
+
+
+@functools.cache
+def _judge_at(folder: Path) -> Judge:
+    return Judge(folder)
 
 
 def judge_identity(judge: Judge) -> str:
