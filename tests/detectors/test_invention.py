@@ -1,6 +1,7 @@
 """The invention check on the real encoder, content head and judge: an added background fact or a
 side-taking conclusion raises an answer's hallucination score and is its highest piece, while
-the faithful answer's framing lines stay below it; no coverage signal."""
+the faithful answer's framing lines stay below it, and so does an argument stated negated (the
+unstated reading: a turned statement states no argument faithfully); no coverage signal."""
 
 import pytest
 
@@ -46,6 +47,20 @@ def test_an_added_statement_raises_the_score_and_is_the_highest_piece(detector, 
     highest = max(invented.response_words, key=lambda w: w.score)
     assert start <= highest.start < start + len(added), response[highest.start : highest.end]
     assert invented.coverage == faithful.coverage == 0.0
+
+
+def test_a_negated_argument_counts_as_unstated_and_is_the_highest_piece(detector):
+    from explorer.detectors.invention import judged, least_absent, unstated
+
+    turned = "They add that uniforms do not save families any money."
+    response = FAITHFUL.replace("They add that uniforms save families money.", turned)
+    faithful, negated = detector.score(answer(FAITHFUL)), detector.score(answer(response))
+    assert negated.hallucination > faithful.hallucination
+    highest = max(negated.response_words, key=lambda w: w.score)
+    assert response.index(turned) <= highest.start < response.index(turned) + len(turned)
+    # Version 1's reading (the least P(absent)) kept it near 0: the judge reads the argument as there.
+    probabilities = judged(detector.judge, [turned], [PERSPECTIVES[0].arguments[1]])
+    assert unstated(probabilities)[0] > 0.5 > least_absent(probabilities)[0]
 
 
 def test_scores_depend_on_the_example_alone(detector):
