@@ -213,15 +213,13 @@ def test_a_named_feature_set_is_the_only_one_fitted_and_an_unknown_one_is_refuse
             for e in chosen_examples
         ]
 
-    model, record = training.train(
-        "coverage",
-        examples,
-        {"dev": examples},
-        {n: ScriptedDetector() for n in COMPONENTS},
-        score,
-        features="all",
-        log=lambda _: None,
-    )
+    def train_on(features: str):
+        components = {n: ScriptedDetector() for n in COMPONENTS}
+        return training.train(
+            "coverage", examples, {"dev": examples}, components, score, features=features, log=lambda _: None
+        )
+
+    model, record = train_on("all")
     assert model.features == FEATURES and record["kept_features"] == "all"
     assert {set_name for set_name, _, _ in record["dev_roc_auc"]} == {"all"}
 
@@ -236,15 +234,7 @@ def test_a_named_feature_set_is_the_only_one_fitted_and_an_unknown_one_is_refuse
         )
 
     four = "rouge + semantic + tagger + meaning"  # joined components: a set the search does not try
-    model, record = training.train(
-        "coverage",
-        examples,
-        {"dev": examples},
-        {n: ScriptedDetector() for n in COMPONENTS},
-        score,
-        features=four,
-        log=lambda _: None,
-    )
+    model, record = train_on(four)
     assert four not in training.feature_sets("coverage") and record["kept_features"] == four
     assert set(model.features) <= {f"{name} coverage" for name in four.split(" + ")}
 
