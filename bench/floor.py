@@ -4,8 +4,8 @@
     python bench/floor.py ../shared/data/npov_foreign/dev.jsonl ../shared/data/npov_foreign/dev_v3.jsonl \
         PERSPECTRUM.jsonl:dev explorer/resources/samples/synthetic.jsonl:test --floors 0.7,0.75,0.8,0.85
 
-A stacked result keeps what each feature added to its head's log-odds (`details.EVIDENCE`), so
-the head's own P(error) is read back from it, and the floor of a sure misstatement
+A stacked result keeps what each feature added to its head's log-odds (`details.EVIDENCE`) and
+the meaning check's doubt, so its P(error) before the floor is read back from it, and the floor of a sure misstatement
 (`details.misstatements`) is put under it at each height: every height is measured on the same
 scores, without scoring again. Prints ROC AUC × 100 per file and slice (`explorer eval`'s:
 `explorer.evaluation.slices`, the paper's and each variant's), "none" first. `FILE:SPLIT` keeps
@@ -16,7 +16,6 @@ PERSPECTRUM.jsonl`). Only results in the cache count; the number read is printed
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -28,14 +27,14 @@ from explorer.config import cache_dir  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.data.labels import ERROR_TYPES  # noqa: E402
 from explorer.detectors.details import EVIDENCE, misstatements  # noqa: E402
-from explorer.detectors.stacked import StackedDetector, evidence_logit  # noqa: E402
+from explorer.detectors.stacked import StackedDetector, unfloored  # noqa: E402
 from explorer.evaluation.slices import rankable_slices, variant_slices  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 
 
 def head_p(result, error_type: str) -> float:
-    """The head's own P(error), before any floor: the logistic of the evidence's log-odds."""
-    return 1 / (1 + math.exp(-evidence_logit(EVIDENCE.of(result)[error_type])))
+    """The verdict's P(error) before any floor (`stacked.unfloored`), read back from the evidence."""
+    return unfloored(EVIDENCE.of(result)[error_type])
 
 
 def slices(examples) -> list[tuple[str, str, list]]:

@@ -335,7 +335,8 @@ _SPECS = (
         origin="not in the paper: RefChecker's entailment / contradiction / neutral, judged per argument against the "
         "pieces of the answer that may state it, by a cross-encoder trained on the team's own misstatements",
         summary="Each argument judged against the pieces of the response that may state it (the tuned matcher's "
-        "closest eight; the closest four can cover it) by a judge, all-MiniLM-L6-v2 with LoRA adapters and a "
+        "closest eight; the closest four can cover it, and every piece where those four do not) by a judge, "
+        "all-MiniLM-L6-v2 with LoRA adapters and a "
         "three-way head trained on the team-written corpus, Perspectrum's clusters and rule-built misstatements "
         "(python -m explorer.training.judge): the piece states it, misstates it (negated, an opposite word, a flipped "
         "comparison, swapped roles) or leaves it out. Hallucination: the most misstated argument; coverage: the "
@@ -405,12 +406,14 @@ _SPECS = (
         details=(details.ALIGNMENT, details.LEFT_OUT, details.EVIDENCE, details.FINDINGS),
         summary="Logistic regression over ROUGE-1's, the semantic alignment's, the tuned matcher's, the tuned "
         "alignment classifier's, the token tagger's, its coverage build's, the matching check's, the voice check's, "
-        "the qualifier check's, the polarity check's and the meaning check's example scores, fitted on the half of "
+        "the qualifier check's, the polarity check's, the meaning check's and the invention check's example scores, "
+        "fitted on the half of "
         "Perspectrum train and of the team-written corpora (both recipes) the taggers never saw, C and features "
         "chosen on the worst slice of both foreign NPOV dev sets and Perspectrum dev "
         "(python -m explorer.cli.stacked). The verdict's detector; where its heads read the meaning check, it keeps "
         "that check's findings, shown as cards under the verdict, and a misstatement that check is sure of "
-        "(P(misstated) at least stacked.SURE) sets the least P(error) it gives.",
+        "(P(misstated) at least stacked.SURE) sets the least P(error) it gives; that check's doubt that an argument "
+        "is stated joins P(coverage error) by noisy-or (weight stacked.DOUBT).",
     ),
 )
 _BY_NAME = {s.name: s for s in _SPECS}

@@ -11,7 +11,13 @@ verdicts, per argument.
    commas, semicolons and colons, and its sentences); each argument is shown its `SHORTLIST`
    closest pieces by the tuned matcher.
 2. An argument is stated to the degree the best of its `COVERING` closest pieces states it:
-   `stated(a) = max_c P(states | a, c)`; its coverage error is `1 - stated(a)`.
+   `stated(a) = max_c P(states | a, c)`; its coverage error is `1 - stated(a)`. An argument they
+   state less than `FURTHER` is read beside every other piece (`piece_spans`) too, and the best
+   of those counts as well: in a long answer over many arguments the piece that states one is
+   often not among its closest (a table cell, a lead-in list's item), and the argument read as
+   dropped is the one a reader finds stated. Only the statement goes further, not the test of a
+   misstatement (3): a far piece read as stating an argument its close piece turns is more often
+   a neighbour misread than a second, faithful statement.
 3. A piece of the whole shortlist misstates an argument when the judge says so, no piece of the
    shortlist states the argument, and the piece does not faithfully state another argument (an
    answer that gives both "X raises costs" and "X does not raise costs", each a given argument,
@@ -61,11 +67,12 @@ from explorer.detectors.ops.recent import RecentResults
 from explorer.detectors.semantic_tuned import tuned_encoder
 from explorer.models.encoder import SentenceEncoder
 from explorer.models.trained import TrainedNotFoundError
-from explorer.text.claims import Span, candidate_spans, conjunct_spans
+from explorer.text.claims import Span, candidate_spans, conjunct_spans, piece_spans
 from explorer.text.words import DEFAULT_SEGMENTER
 
 SHORTLIST = 8  # pieces the judge reads per argument, closest first (module docstring, 1 and 3)
 COVERING = 4  # of them, the closest ones whose statement covers the argument (module docstring, 2)
+FURTHER = 0.3  # an argument they state less is read beside every piece (module docstring, 2)
 TURNING = 0.3  # a misstatement at least this likely gets its turning words
 
 
@@ -131,7 +138,9 @@ def _with_conjuncts(response: str, pieces: Sequence[Span], shortlist: dict, cove
 class MeaningDetector(Detector):
     name = "meaning"
     title = "Meaning check (judge)"
-    version = "3"  # 2: a misstating piece read again conjunct by conjunct; 3: eight pieces an argument
+    # 2: a misstating piece read again conjunct by conjunct; 3: eight pieces an argument;
+    # 4: an argument its closest pieces do not state read beside every piece
+    version = "4"
     kept = (details.FINDINGS.key,)
     remembered = 256
 
@@ -204,6 +213,14 @@ class MeaningDetector(Detector):
             pieces, shortlist, covering = _with_conjuncts(example.response, pieces, shortlist, covering, misstated)
             probabilities = self._judged(example, texts, pieces, shortlist, probabilities)
             findings = _findings(example, pieces, shortlist, covering, probabilities)
+        unstated = [tuple(f["argument"]) for f in findings if f["piece"] is not None and f["stated"] < FURTHER]
+        if unstated:  # read beside every piece (module docstring, 2)
+            every = set(fitted(self.encoder, example.response, piece_spans(example.response)))
+            further = [c for c, span in enumerate(pieces) if span in every]
+            for key in unstated:
+                covering[key] = covering[key] + [c for c in further if c not in covering[key]]
+            probabilities = self._judged(example, texts, pieces, covering, probabilities)
+            findings = _findings(example, pieces, shortlist, covering, probabilities)
         response_words: dict[tuple[int, int], float] = {}
         for finding in findings:
             if finding["finding"] != "misstates" or finding["misstated"] < TURNING:
@@ -223,7 +240,7 @@ class MeaningDetector(Detector):
     def _judged(
         self, example: Example, texts: dict, pieces: Sequence[Span], shortlist: dict, known: dict | None = None
     ) -> dict:
-        """The judge's probabilities of every (argument, piece) the shortlist pairs, `known` ones kept."""
+        """The judge's probabilities of every (argument, piece) `shortlist` pairs, `known` ones kept."""
         known = known or {}
         asked = [(key, c) for key, columns in shortlist.items() for c in columns if (key, c) not in known]
         try:

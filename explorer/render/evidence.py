@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
-from explorer.detectors.stacked import SURE, evidence_logit
+from explorer.detectors.stacked import SURE, evidence_logit, unfloored
 
 TOWARD_ERROR = "rgba(220,38,38,0.75)"
 TOWARD_NO_ERROR = "rgba(22,163,74,0.75)"
@@ -73,6 +73,14 @@ def verdict_evidence_html(
             f'<div style="opacity:0.75">constant {evidence[error_type]["intercept"]:+.2f}; log-odds {logit:+.2f}, '
             f"score {1 / (1 + math.exp(-logit)):.2f}{reading}</div>"
         )
+        if doubt := evidence[error_type].get("doubt"):
+            check = html.escape(titles.get(doubt["by"], doubt["by"]))
+            rows.append(
+                f'<div data-doubt="{error_type}" style="opacity:0.75">raised to '
+                f"{unfloored(evidence[error_type]):.2f}: {check} doubts "
+                f"an argument is stated ({ERROR_TITLES[error_type].lower()} score {doubt['doubt']:.2f}), which "
+                f"joins the score at weight {doubt['weight']:.2f}: 1 - (1 - score) (1 - weight x doubt)</div>"
+            )
         if floor := evidence[error_type].get("floor"):
             check = html.escape(titles.get(floor["by"], floor["by"]))
             rows.append(

@@ -116,8 +116,9 @@ def test_the_shipped_adapter_matches_its_record():
 
 def test_a_far_piece_can_misstate_an_argument_but_not_cover_it():
     """Findings from given judge probabilities (no model): a statement beyond the `COVERING`
-    closest pieces leaves the argument uncovered yet still clears a misstatement; a misstatement
-    there is found when no piece of the shortlist states the argument."""
+    closest pieces leaves the argument uncovered (until it is read further, next test) yet still
+    clears a misstatement; a misstatement there is found when no piece of the shortlist states
+    the argument."""
     from explorer.detectors.meaning import COVERING, _findings
 
     example = make_example("One. Two. Three. Four. Five.", ("pro", ["An argument."]))
@@ -140,6 +141,29 @@ def test_a_far_piece_can_misstate_an_argument_but_not_cover_it():
     assert stated_far["misstated"] < 0.01
     misstated_far = findings((0.0, 0.95, 0.05))
     assert misstated_far["finding"] == "misstates" and misstated_far["piece"] == list(pieces[far])
+
+
+def test_an_argument_its_closest_pieces_do_not_state_is_read_beside_every_piece(detector, monkeypatch):
+    """Each argument shortlisted the closing line alone, which states none: every argument is
+    read beside every piece and found stated where the answer states it. Without the further
+    reading (`FURTHER` 0) all three stay absent."""
+    import explorer.detectors.meaning as meaning
+
+    example = make_example(FAITHFUL, PRO, CON)
+    closing = FAITHFUL.index("It depends")
+
+    def closing_line_only(self, example, pieces, units):
+        [column] = [c for c, (start, _) in enumerate(pieces) if start == closing]
+        return {(p, a): [column] for p, a, _ in example.arguments()}
+
+    monkeypatch.setattr(MeaningDetector, "shortlist", closing_line_only)
+    # Detectors of their own: each remembers its recent results.
+    further = MeaningDetector(judge=detector.judge).score(example).details["findings"]
+    assert [f["finding"] for f in further] == ["states"] * 3
+    assert all(f["piece"][1] <= closing for f in further)
+    monkeypatch.setattr(meaning, "FURTHER", 0.0)
+    near = MeaningDetector(judge=detector.judge).score(example).details["findings"]
+    assert [f["finding"] for f in near] == ["absent"] * 3
 
 
 def test_the_judge_loads_at_first_use_and_names_itself_before():

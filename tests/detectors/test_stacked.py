@@ -20,6 +20,8 @@ from explorer.detectors.stacked import (
     ALIGNMENT,
     ARGUMENT_WORDS,
     COMPONENTS,
+    DOUBT,
+    DOUBTED_BY,
     FEATURES,
     FINDINGS,
     OPTIONAL,
@@ -27,8 +29,10 @@ from explorer.detectors.stacked import (
     SURE,
     StackedDetector,
     feature_row,
+    joined,
     load,
     p_error,
+    unfloored,
 )
 from explorer.models.trained import TRAINING_FILE
 from explorer.render.findings import misstatements
@@ -159,8 +163,35 @@ def test_a_sure_misstatement_sets_a_floor_under_the_verdict_and_points_it_at_the
     assert turned.response[top.start : top.end] == "decrease"
     assert {w.score for w in raised.argument_word_scores(0, 0)} == {0.9}
     assert raised.argument_word_scores(1, 0) == plain.argument_word_scores(1, 0)
-    # bench/floor.py reads the head's own P(error) back from the evidence, under any floor
+    # bench/floor.py reads the P(error) before the floor back from the evidence, under any floor
     assert [head_p(raised, t) for t in ERROR_TYPES] == pytest.approx([plain.hallucination, plain.coverage])
+
+
+def test_the_meaning_checks_doubt_joins_p_coverage_error_and_is_explained(detector):
+    """The meaning check's coverage score (its doubt that an argument is stated) joins the coverage
+    head's P(error) by noisy-or at `DOUBT`, per perspective too; the evidence says so, and an
+    argument it finds stated leaves the head's P(error) nearly as it was."""
+    dropped = make_example(
+        "Supporters say open primaries increase voter engagement.",
+        ("pro", ["Open primaries increase voter engagement."]),
+        ("con", ["Open primaries weaken party loyalty."]),
+    )
+    results = {name: detector.components[name].score(dropped) for name in detector.read}
+    meaning = results[DOUBTED_BY]
+    assert meaning.per_perspective["con"] > 0.5 > meaning.per_perspective["pro"]
+    result = detector.combine(dropped, results)
+    head = p_error(detector.models["coverage"], feature_row(results))
+    assert result.coverage == pytest.approx(1 - (1 - head) * (1 - DOUBT * meaning.coverage))
+    assert result.coverage > head
+    con = p_error(detector.models["coverage"], feature_row(results, "con"))
+    assert result.per_perspective["con"] - con > result.per_perspective["pro"] - p_error(
+        detector.models["coverage"], feature_row(results, "pro")
+    )
+    doubt = result.details["evidence"]["coverage"]["doubt"]
+    assert doubt == {"by": DOUBTED_BY, "doubt": meaning.coverage, "weight": DOUBT}
+    assert "doubt" not in result.details["evidence"]["hallucination"]
+    without = detector.combine(dropped, {k: v for k, v in results.items() if k != DOUBTED_BY}, {DOUBTED_BY: "refused"})
+    assert "doubt" not in without.details["evidence"]["coverage"]
 
 
 def _a_few_of_each(examples, count):
@@ -291,7 +322,11 @@ def test_the_evidence_says_what_each_component_added_and_adds_up_to_the_score(de
         pushes = [feature["push"] for feature in found["features"]]
         assert {feature["feature"] for feature in found["features"]} == set(detector.models[error_type].features)
         assert pushes == sorted(pushes, key=lambda push: -abs(push))
-        assert 1 / (1 + np.exp(-(sum(pushes) + found["intercept"]))) == pytest.approx(getattr(result, error_type))
+        head = 1 / (1 + np.exp(-(sum(pushes) + found["intercept"])))
+        assert unfloored(found) == pytest.approx(getattr(result, error_type))  # no sure misstatement here
+        assert unfloored(found) == pytest.approx(
+            head if error_type == "hallucination" else joined(head, found["doubt"]["doubt"])
+        )
 
 
 def test_arguments_too_long_for_the_tagger_are_scored_without_it(detector):

@@ -50,3 +50,13 @@ def test_the_only_p_error_is_the_verdicts_calibrated_one():
     """The head's logistic output is the detector's score; the P(error) shown is the verdict's."""
     page = verdict_evidence_html(EVIDENCE, {}, {"hallucination": 0.55})
     assert "score 0.62; the verdict's P(error) 0.55" in page and page.count("P(error)") == 1
+
+
+def test_the_meaning_checks_doubt_is_shown_with_the_score_it_raises_to():
+    """score 0.62 joined with a doubt of 0.8 at weight 0.25: 1 - 0.38 x 0.8 = 0.70."""
+    doubted = {"coverage": {**EVIDENCE["hallucination"], "doubt": {"by": "meaning", "doubt": 0.8, "weight": 0.25}}}
+    page = verdict_evidence_html(doubted, {"meaning": "Meaning check"})
+    [row] = re.findall(r'data-doubt="coverage"[^>]*>(.*?)</div>', page)
+    assert row.startswith("raised to 0.70: Meaning check doubts an argument is stated (coverage error score 0.80)")
+    assert "weight 0.25" in row
+    assert "data-doubt" not in verdict_evidence_html(EVIDENCE, {})
