@@ -37,6 +37,14 @@ def _push_bar(push: float, widest: float) -> str:
     )
 
 
+def _raised(kind: str, error_type: str, to: float, check: str, why: str) -> str:
+    """A line under an error type's bars: what raised the score to `to`, and why."""
+    return (
+        f'<div data-{kind}="{error_type}" style="opacity:0.75">raised to {to:.2f}: '
+        f"{html.escape(check)} {html.escape(why)}</div>"
+    )
+
+
 def verdict_evidence_html(
     evidence: Mapping[str, Mapping],
     titles: Mapping[str, str],
@@ -73,20 +81,28 @@ def verdict_evidence_html(
             f'<div style="opacity:0.75">constant {evidence[error_type]["intercept"]:+.2f}; log-odds {logit:+.2f}, '
             f"score {1 / (1 + math.exp(-logit)):.2f}{reading}</div>"
         )
+        # What lifts the score after the head: the meaning check's doubt, then a sure misstatement.
         if doubt := evidence[error_type].get("doubt"):
-            check = html.escape(titles.get(doubt["by"], doubt["by"]))
             rows.append(
-                f'<div data-doubt="{error_type}" style="opacity:0.75">raised to '
-                f"{unfloored(evidence[error_type]):.2f}: {check} doubts "
-                f"an argument is stated ({ERROR_TITLES[error_type].lower()} score {doubt['doubt']:.2f}), which "
-                f"joins the score at weight {doubt['weight']:.2f}: 1 - (1 - score) (1 - weight x doubt)</div>"
+                _raised(
+                    "doubt",
+                    error_type,
+                    unfloored(evidence[error_type]),
+                    titles.get(doubt["by"], doubt["by"]),
+                    f"doubts an argument is stated ({ERROR_TITLES[error_type].lower()} score {doubt['doubt']:.2f}), "
+                    f"which joins the score at weight {doubt['weight']:.2f}: 1 - (1 - score) (1 - weight x doubt)",
+                )
             )
         if floor := evidence[error_type].get("floor"):
-            check = html.escape(titles.get(floor["by"], floor["by"]))
             rows.append(
-                f'<div data-floor="{error_type}" style="opacity:0.75">raised to {floor["misstated"]:.2f}: {check} '
-                f"reads an argument as misstated with P(misstated) {floor['misstated']:.2f} (its card above), and "
-                f"one of at least {SURE:.2f} sets the least score the verdict gives</div>"
+                _raised(
+                    "floor",
+                    error_type,
+                    floor["misstated"],
+                    titles.get(floor["by"], floor["by"]),
+                    f"reads an argument as misstated with P(misstated) {floor['misstated']:.2f} (its card above), "
+                    f"and one of at least {SURE:.2f} sets the least score the verdict gives",
+                )
             )
         heading = f"<b>{ERROR_TITLES[error_type]}</b>"
         blocks.append(

@@ -60,3 +60,17 @@ def test_the_meaning_checks_doubt_is_shown_with_the_score_it_raises_to():
     assert row.startswith("raised to 0.70: Meaning check doubts an argument is stated (coverage error score 0.80)")
     assert "weight 0.25" in row
     assert "data-doubt" not in verdict_evidence_html(EVIDENCE, {})
+
+
+def test_a_sure_misstatements_floor_is_shown_after_the_doubt():
+    floored = {
+        "coverage": {
+            **EVIDENCE["hallucination"],
+            "doubt": {"by": "meaning", "doubt": 0.8, "weight": 0.25},
+            "floor": {"misstated": 0.9, "argument": [0, 0], "by": "meaning"},
+        }
+    }
+    page = verdict_evidence_html(floored, {"meaning": "Meaning <check>"})
+    assert page.index('data-doubt="coverage"') < page.index('data-floor="coverage"')
+    [row] = re.findall(r'data-floor="coverage"[^>]*>(.*?)</div>', page)
+    assert row.startswith("raised to 0.90: Meaning &lt;check&gt; reads an argument as misstated with P(misstated) 0.90")
