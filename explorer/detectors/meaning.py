@@ -151,7 +151,6 @@ class MeaningDetector(Detector):
         judge: Judge | None = None,
         adapter_dir: str | Path | None = None,
     ):
-
         self.encoder = encoder or tuned_encoder(adapter_dir)
         if judge is None:
             try:

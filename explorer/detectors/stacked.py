@@ -187,10 +187,15 @@ def doubted(p: float, result: DetectorResult | None, perspective: str | None = N
     return joined(p, result.coverage if perspective is None else result.per_perspective[perspective])
 
 
+def evidence_p(evidence: Mapping) -> float:
+    """The head's own P(error) on the row an `evidence` record explains: its log-odds' logistic."""
+    return 1 / (1 + math.exp(-evidence_logit(evidence)))
+
+
 def unfloored(evidence: Mapping) -> float:
     """The P(error) an `evidence` record explains before any floor: the head's own, joined with
     the doubt where the record has one."""
-    p = 1 / (1 + math.exp(-evidence_logit(evidence)))
+    p = evidence_p(evidence)
     doubt = evidence.get("doubt")
     return joined(p, doubt["doubt"], doubt["weight"]) if doubt else p
 

@@ -7,11 +7,10 @@ goes through `html.escape`, styles are inline, no script.
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Mapping
 
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
-from explorer.detectors.stacked import SURE, evidence_logit, unfloored
+from explorer.detectors.stacked import SURE, evidence_logit, evidence_p, unfloored
 
 TOWARD_ERROR = "rgba(220,38,38,0.75)"
 TOWARD_NO_ERROR = "rgba(22,163,74,0.75)"
@@ -79,7 +78,7 @@ def verdict_evidence_html(
         reading = f"; the verdict's P(error) {calibrated:.2f}" if calibrated is not None else ""
         rows.append(
             f'<div style="opacity:0.75">constant {evidence[error_type]["intercept"]:+.2f}; log-odds {logit:+.2f}, '
-            f"score {1 / (1 + math.exp(-logit)):.2f}{reading}</div>"
+            f"score {evidence_p(evidence[error_type]):.2f}{reading}</div>"
         )
         # What lifts the score after the head: the meaning check's doubt, then a sure misstatement.
         if doubt := evidence[error_type].get("doubt"):
