@@ -200,6 +200,12 @@ def unfloored(evidence: Mapping) -> float:
     return joined(p, doubt["doubt"], doubt["weight"]) if doubt else p
 
 
+def explained_p(evidence: Mapping) -> float:
+    """The detector's score an `evidence` record explains: `unfloored`, at least its floor."""
+    floor = evidence.get("floor")
+    return max(unfloored(evidence), floor["misstated"]) if floor else unfloored(evidence)
+
+
 def _floor(finding: Mapping) -> dict:
     return {"misstated": finding["misstated"], "argument": list(finding["argument"]), "by": FINDINGS}
 

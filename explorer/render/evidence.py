@@ -10,7 +10,7 @@ import html
 from collections.abc import Mapping
 
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
-from explorer.detectors.stacked import SURE, evidence_logit, evidence_p, unfloored
+from explorer.detectors.stacked import SURE, evidence_logit, evidence_p, explained_p, unfloored
 
 TOWARD_ERROR = "rgba(220,38,38,0.75)"
 TOWARD_NO_ERROR = "rgba(22,163,74,0.75)"
@@ -74,11 +74,9 @@ def verdict_evidence_html(
                 f'<span style="text-align:right">{feature["push"]:+.2f}</span></div>'
             )
         logit = evidence_logit(evidence[error_type])
-        calibrated = (probabilities or {}).get(error_type)
-        reading = f"; the verdict's P(error) {calibrated:.2f}" if calibrated is not None else ""
         rows.append(
             f'<div style="opacity:0.75">constant {evidence[error_type]["intercept"]:+.2f}; log-odds {logit:+.2f}, '
-            f"score {evidence_p(evidence[error_type]):.2f}{reading}</div>"
+            f"score {evidence_p(evidence[error_type]):.2f}</div>"
         )
         # What lifts the score after the head: the meaning check's doubt, then a sure misstatement.
         if doubt := evidence[error_type].get("doubt"):
@@ -102,6 +100,12 @@ def verdict_evidence_html(
                     f"reads an argument as misstated with P(misstated) {floor['misstated']:.2f} (its card above), "
                     f"and one of at least {SURE:.2f} sets the least score the verdict gives",
                 )
+            )
+        # Last, since the calibration reads the score after every line above has raised it.
+        if (calibrated := (probabilities or {}).get(error_type)) is not None:
+            rows.append(
+                f'<div data-verdict-p="{error_type}" style="opacity:0.75">the verdict\'s P(error) {calibrated:.2f}: '
+                f"the score {explained_p(evidence[error_type]):.2f} read through its calibration</div>"
             )
         heading = f"<b>{ERROR_TITLES[error_type]}</b>"
         blocks.append(

@@ -49,7 +49,18 @@ def test_component_names_are_escaped():
 def test_the_only_p_error_is_the_verdicts_calibrated_one():
     """The head's logistic output is the detector's score; the P(error) shown is the verdict's."""
     page = verdict_evidence_html(EVIDENCE, {}, {"hallucination": 0.55})
-    assert "score 0.62; the verdict's P(error) 0.55" in page and page.count("P(error)") == 1
+    [row] = re.findall(r'data-verdict-p="hallucination"[^>]*>(.*?)</div>', page)
+    assert row == "the verdict's P(error) 0.55: the score 0.62 read through its calibration"
+    assert page.count("P(error)") == 1
+
+
+def test_the_verdicts_p_error_comes_last_and_reads_the_raised_score():
+    """The calibration reads the score after the doubt has raised it (0.62 -> 0.70), so its line
+    follows the doubt's and names 0.70, not the head's 0.62."""
+    doubted = {"coverage": {**EVIDENCE["hallucination"], "doubt": {"by": "meaning", "doubt": 0.8, "weight": 0.25}}}
+    page = verdict_evidence_html(doubted, {}, {"coverage": 0.66})
+    assert page.index("data-doubt=") < page.index("data-verdict-p=")
+    assert "P(error) 0.66: the score 0.70 read through" in page
 
 
 def test_the_meaning_checks_doubt_is_shown_with_the_score_it_raises_to():
@@ -70,7 +81,8 @@ def test_a_sure_misstatements_floor_is_shown_after_the_doubt():
             "floor": {"misstated": 0.9, "argument": [0, 0], "by": "meaning"},
         }
     }
-    page = verdict_evidence_html(floored, {"meaning": "Meaning <check>"})
-    assert page.index('data-doubt="coverage"') < page.index('data-floor="coverage"')
+    page = verdict_evidence_html(floored, {"meaning": "Meaning <check>"}, {"coverage": 0.93})
+    assert page.index('data-doubt="coverage"') < page.index('data-floor="coverage"') < page.index("data-verdict-p=")
+    assert "P(error) 0.93: the score 0.90 read through" in page
     [row] = re.findall(r'data-floor="coverage"[^>]*>(.*?)</div>', page)
     assert row.startswith("raised to 0.90: Meaning &lt;check&gt; reads an argument as misstated with P(misstated) 0.90")
