@@ -1,0 +1,136 @@
+"""A coverage head per argument, measured beside the verdict's (not shipped).
+
+    python bench/argument_head.py --data PERSPECTRUM.jsonl --organic WRITTEN.jsonl WRITTEN-SECOND.jsonl \
+        --part head --dev ../shared/data/npov_foreign/dev.jsonl \
+        --also-dev ../shared/data/npov_foreign/dev_v3.jsonl --with-data-dev --cache
+
+Each argument of each training answer is a row: the components' scores of its words (the
+highest and the mean over them, `COMPONENTS`), the log of the answer's argument count and of its
+words, and with `--sizes` each score times each of the two (so how far a score is trusted may
+follow the answer's size); the label is whether the argument is dropped (`Labels.uncovered`). The
+training answers are those the stacked heads are fitted on (the head's half of the claims, the
+same command line as `python -m explorer.cli.stacked`), without the coverage errors that name no
+argument. An answer's score is its most likely dropped argument's P. Printed per dev set and slice
+(ROC AUC × 100, each set's selection slices: `explorer.training.stacked.selection_slices`): the
+shipped verdict's coverage; the argument head alone; and the verdict with the argument head's
+score joined by noisy-or at each of `--weights`, the meaning check's doubt at each of `--doubts`
+(`stacked.DOUBT` is the shipped one), the floor kept. The components' scores come through the
+result cache with `--cache` (they are the stacked command's, so its cache serves).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.metrics import roc_auc_score  # noqa: E402
+from sklearn.pipeline import make_pipeline  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+
+from explorer import detectors  # noqa: E402
+from explorer.cli.stacked import feature_options  # noqa: E402
+from explorer.data.jsonl import parse_jsonl  # noqa: E402
+from explorer.data.labels import is_error_free  # noqa: E402
+from explorer.detectors.stacked import StackedDetector, create_components, evidence_p, joined  # noqa: E402
+from explorer.scoring.cache import ResultCache  # noqa: E402
+from explorer.scoring.runner import all_results  # noqa: E402
+from explorer.training import stacked as training  # noqa: E402
+from explorer.training.data import foreign_parser, foreign_sets, is_labelled, training_examples  # noqa: E402
+
+COMPONENTS = ("tagger_coverage", "matching", "meaning", "polarity", "alignment_classifier_tuned", "semantic_tuned")
+
+
+def argument_rows(example, results, sizes: bool) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """Each argument of `example` and its row (NaN where a component did not read the example)."""
+    keys = [(p, a) for p, a, _ in example.arguments()]
+    columns = []
+    for name in COMPONENTS:
+        words: dict[tuple[int, int], list[float]] = {}
+        for word in results[name].argument_words if name in results else ():
+            words.setdefault((word.perspective, word.argument), []).append(word.score)
+        columns.append([max(words[k]) if k in words else math.nan for k in keys])
+        columns.append([float(np.mean(words[k])) if k in words else math.nan for k in keys])
+    scores = np.array(columns, dtype=float).T.reshape(len(keys), -1)
+    size = np.tile([math.log(len(keys)), math.log(max(len(example.response.split()), 1))], (len(keys), 1))
+    parts = [scores, size] + ([scores * size[:, [0]], scores * size[:, [1]]] if sizes else [])
+    return keys, np.hstack(parts)
+
+
+def main(argv=None) -> int:
+    shipped_heads = detectors.weights("stacked").shipped
+    parser = foreign_parser("", __doc__.splitlines()[0], shipped_heads, feature_options, writes=False)
+    parser.add_argument("--sizes", action="store_true", help="each score times the answer's size too")
+    parser.add_argument("--weights", default="0.25,0.35,0.5", help="the argument head's weights in the join")
+    parser.add_argument("--doubts", default="0.2,0.25", help="the meaning check's doubt's weights beside it")
+    parser.add_argument("--strengths", default="0.1,1.0", help="the logistic regression's C values")
+    parser.set_defaults(error_types="coverage")
+    args = parser.parse_args(argv)
+    given = foreign_sets(args, argv)
+    cache = ResultCache() if args.cache else None
+    components = create_components()
+    score = functools.partial(all_results, cache=cache)
+    train = [
+        e for e in training.slice_examples(given.train_set, "coverage") if is_error_free(e.labels) or e.labels.uncovered
+    ]
+    dev_sets = {"dev": given.dev_set}
+    for path in args.also_dev:
+        dev_sets[path.name] = [e for e in parse_jsonl(path).examples if is_labelled(e.labels)]
+    if args.with_data_dev:
+        dev_sets["perspectrum dev"] = training_examples(parse_jsonl(args.data).examples, ["dev"])
+    slices = {name: training.selection_slices(examples, "coverage") for name, examples in dev_sets.items()}
+    dev = list({e.id: e for found in slices.values() for members in found.values() for e, _ in members}.values())
+    chosen = list(components.values())
+    rows, labels = [], []
+    for example, results in zip(train, score(train, chosen)):
+        keys, found = argument_rows(example, results, args.sizes)
+        dropped = {(u.perspective, u.argument) for u in example.labels.uncovered}
+        rows.append(found)
+        labels += [int(key in dropped) for key in keys]
+    x, y = np.vstack(rows), np.array(labels)
+    means = np.nanmean(x, axis=0)
+    print(f"{len(train)} training answers, {len(y)} arguments, {int(y.sum())} dropped", flush=True)
+    verdict = StackedDetector(components=components)
+    dev_rows, shipped = {}, {}
+    for example, results in zip(dev, score(dev, chosen)):
+        dev_rows[example.id] = argument_rows(example, results, args.sizes)[1]
+        shipped[example.id] = verdict.combine(example, results)
+    for strength in (float(c) for c in args.strengths.split(",")):
+        head = make_pipeline(StandardScaler(), LogisticRegression(C=strength, max_iter=2000))
+        head.fit(np.where(np.isnan(x), means, x), y)
+        read = {i: float(head.predict_proba(np.where(np.isnan(r), means, r))[:, 1].max()) for i, r in dev_rows.items()}
+        readings = {"verdict": {i: r.coverage for i, r in shipped.items()}, "argument head": read}
+        for weight in (float(w) for w in args.weights.split(",")):
+            for doubt in (float(d) for d in args.doubts.split(",")):
+                readings[f"verdict + argument head at {weight}, doubt {doubt}"] = {
+                    i: combined(shipped[i], read[i], weight, doubt) for i in shipped
+                }
+        print(f"C={strength}")
+        for name, scores in readings.items():
+            cells = [
+                f"{set_name}: {slice_name} "
+                f"{100 * roc_auc_score([label for _, label in m], [scores[e.id] for e, _ in m]):.1f}"
+                for set_name, found in slices.items()
+                for slice_name, m in found.items()
+            ]
+            print(f"  {name}: " + " | ".join(cells), flush=True)
+    return 0
+
+
+def combined(result, argument_p: float, weight: float, doubt: float) -> float:
+    """The verdict's coverage with the doubt at `doubt` and the argument head joined at `weight`."""
+    evidence = result.details["evidence"]["coverage"]
+    p = evidence_p(evidence)
+    if found := evidence.get("doubt"):
+        p = joined(p, found["doubt"], doubt)
+    p = joined(p, argument_p, weight)
+    return max(p, evidence["floor"]["misstated"]) if evidence.get("floor") else p
+
+
+if __name__ == "__main__":
+    sys.exit(main())
