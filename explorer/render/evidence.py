@@ -17,8 +17,9 @@ TOWARD_NO_ERROR = "rgba(22,163,74,0.75)"
 EXPLANATION = (
     "Each bar is how far one component's score moves the stacked detector's log-odds of an error: "
     "right (red) toward an error, left (green) away from it, measured from that score's average on "
-    "the training data. The pushes and a constant add up to the log-odds of the detector's score; the verdict "
-    "reads that score through its calibration, and the P(error) it shows is that calibrated one."
+    "the training data. The pushes and a constant add up to the log-odds of the head's score; the lines under "
+    "the bars say what raised that score, and the last line gives the verdict's P(error): the raised score read "
+    "through its calibration."
 )
 
 
