@@ -33,11 +33,13 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
+from bench.joins import rejoined  # noqa: E402
 from explorer import detectors  # noqa: E402
 from explorer.cli.stacked import feature_options  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.data.labels import is_error_free  # noqa: E402
-from explorer.detectors.stacked import StackedDetector, create_components, evidence_p, joined  # noqa: E402
+from explorer.detectors.details import EVIDENCE  # noqa: E402
+from explorer.detectors.stacked import StackedDetector, create_components  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 from explorer.scoring.runner import all_results  # noqa: E402
 from explorer.training import stacked as training  # noqa: E402
@@ -108,7 +110,7 @@ def main(argv=None) -> int:
         for weight in (float(w) for w in args.weights.split(",")):
             for doubt in (float(d) for d in args.doubts.split(",")):
                 readings[f"verdict + argument head at {weight}, doubt {doubt}"] = {
-                    i: combined(shipped[i], read[i], weight, doubt) for i in shipped
+                    i: rejoined(EVIDENCE.of(shipped[i])["coverage"], read[i], weight, doubt) for i in shipped
                 }
         print(f"C={strength}")
         for name, scores in readings.items():
@@ -120,16 +122,6 @@ def main(argv=None) -> int:
             ]
             print(f"  {name}: " + " | ".join(cells), flush=True)
     return 0
-
-
-def combined(result, argument_p: float, weight: float, doubt: float) -> float:
-    """The verdict's coverage with the doubt at `doubt` and the argument head joined at `weight`."""
-    evidence = result.details["evidence"]["coverage"]
-    p = evidence_p(evidence)
-    if found := evidence.get("doubt"):
-        p = joined(p, found["doubt"], doubt)
-    p = joined(p, argument_p, weight)
-    return max(p, evidence["floor"]["misstated"]) if evidence.get("floor") else p
 
 
 if __name__ == "__main__":

@@ -26,10 +26,19 @@ from bench.floor import slices  # noqa: E402
 from explorer.config import cache_dir  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.data.labels import ERROR_TYPES  # noqa: E402
-from explorer.detectors.details import EVIDENCE, misstatements  # noqa: E402
-from explorer.detectors.meaning import MeaningDetector  # noqa: E402
-from explorer.detectors.stacked import DOUBTED_BY, SURE, StackedDetector, evidence_p, joined  # noqa: E402
+from explorer.detectors.details import EVIDENCE  # noqa: E402
+from explorer.detectors.stacked import DOUBTED_BY, StackedDetector, at_least, evidence_p, joined  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
+
+
+def rejoined(evidence, score: float, weight: float, doubt: float | None = None) -> float:
+    """The score an `evidence` record explains with `score` joined to its head's by noisy-or at
+    `weight`, the floor kept; the meaning check's doubt (coverage) as recorded, or at weight `doubt`
+    where one is given (0 leaves it out)."""
+    p = evidence_p(evidence)
+    if found := evidence.get("doubt"):
+        p = joined(p, found["doubt"], found["weight"] if doubt is None else doubt)
+    return at_least(joined(p, score, weight), evidence.get("floor"))
 
 
 def main(argv=None) -> int:
@@ -39,8 +48,8 @@ def main(argv=None) -> int:
     parser.add_argument("--weights", default="0,0.1,0.2,0.3,0.4", help="comma-separated weights")
     args = parser.parse_args(argv)
     weights = [float(w) for w in args.weights.split(",")]
-    cache, detector, judged_by = ResultCache(cache_dir(), seeds=[]), StackedDetector(), MeaningDetector()
-    assert judged_by.name == DOUBTED_BY
+    cache, detector = ResultCache(cache_dir(), seeds=[]), StackedDetector()
+    judged_by = detector.components[DOUBTED_BY]
     for given in args.data:
         path, _, split = given.partition(":")
         examples = [e for e in parse_jsonl(Path(path)).examples if not split or e.split == split]
@@ -48,10 +57,7 @@ def main(argv=None) -> int:
         for example in examples:
             result, meaning = cache.get(detector, example), cache.get(judged_by, example)
             if result is not None and meaning is not None:
-                found = misstatements(result)
-                floor = found[0]["misstated"] if found and found[0]["misstated"] >= SURE else 0.0
-                head = evidence_p(EVIDENCE.of(result)[args.error_type])
-                scored[example.id] = (head, meaning.score(args.error_type), floor)
+                scored[example.id] = (EVIDENCE.of(result)[args.error_type], meaning.score(args.error_type))
         print(f"{given}: {len(scored)} of {len(examples)} examples with both results cached")
         cached = [e for e in examples if e.id in scored]
         chosen = [(name, members) for error_type, name, members in slices(cached) if error_type == args.error_type]
@@ -59,7 +65,7 @@ def main(argv=None) -> int:
             cells = []
             for name, members in chosen:
                 read = [scored[example.id] for example, _ in members]
-                scores = [max(joined(head, score, weight), floor) for head, score, floor in read]
+                scores = [rejoined(evidence, score, weight, doubt=0.0) for evidence, score in read]
                 cells.append(f"{name} {100 * roc_auc_score([label for _, label in members], scores):.1f}")
             print(f"  weight {weight}: " + " | ".join(cells))
     return 0

@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sklearn.metrics import roc_auc_score  # noqa: E402
 
 from bench.floor import slices  # noqa: E402
+from bench.joins import rejoined  # noqa: E402
 from explorer.config import cache_dir  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.detectors.base import DetectorError  # noqa: E402
@@ -35,16 +36,16 @@ from explorer.detectors.details import EVIDENCE  # noqa: E402
 from explorer.detectors.invention import InventionDetector  # noqa: E402
 from explorer.detectors.meaning import MeaningDetector  # noqa: E402
 from explorer.detectors.ops.judge import Judge  # noqa: E402
-from explorer.detectors.stacked import StackedDetector, joined, unfloored  # noqa: E402
+from explorer.detectors.stacked import StackedDetector  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 
 JUDGED = ("meaning", "invention")
 
 
-def adapter_only(folder: Path) -> Path:
-    """A copy of the adapter's two files alone: a checkpoint folder also holds the optimizer's
-    state, which the judge's digest (its results' identity) would read too."""
-    copy = Path(tempfile.mkdtemp(prefix="judge-swap-")) / "adapter"
+def adapter_only(folder: Path, into: Path) -> Path:
+    """A copy in `into` of the adapter's two files alone: a checkpoint folder also holds the
+    optimizer's state, which the judge's digest (its results' identity) would read too."""
+    copy = into / "adapter"
     copy.mkdir()
     for name in ("adapter_config.json", "adapter_model.safetensors"):
         shutil.copy(folder / name, copy / name)
@@ -58,11 +59,16 @@ def main(argv=None) -> int:
     parser.add_argument("--joins", default="0.1,0.3", help="weights of the misstatement joined to hallucination")
     args = parser.parse_args(argv)
     joins = [float(w) for w in args.joins.split(",")]
-    judge = Judge(adapter_only(args.adapter))
+    with tempfile.TemporaryDirectory(prefix="judge-swap-") as into:
+        return swap(Judge(adapter_only(args.adapter, Path(into))), args.data, joins)
+
+
+def swap(judge: Judge, data, joins) -> int:
+    """Each file's slices read with `judge` under the meaning and invention checks."""
     swapped = {"meaning": MeaningDetector(judge=judge), "invention": InventionDetector(judge=judge)}
     cache, verdict = ResultCache(cache_dir(), seeds=[]), StackedDetector()
     shipped_meaning = verdict.components["meaning"]
-    for given in args.data:
+    for given in data:
         path, _, split = given.partition(":")
         examples = [e for e in parse_jsonl(Path(path)).examples if not split or e.split == split]
         read = {}
@@ -103,15 +109,11 @@ def slice_line(error_type: str, members, read, joins) -> str:
         f"verdict {auc(lambda r: r[2].score(error_type))} -> {auc(lambda r: r[3].score(error_type))}",
     ]
     if error_type == "hallucination":
-        cells += [f"joined at {w} {auc(lambda r, w=w: with_join(r[3], alone(r[1]), w))}" for w in joins]
+        cells += [
+            f"joined at {w} {auc(lambda r, w=w: rejoined(EVIDENCE.of(r[3])[error_type], alone(r[1]), w))}"
+            for w in joins
+        ]
     return " | ".join(cells)
-
-
-def with_join(result, misstated: float, weight: float) -> float:
-    """The verdict's hallucination score with `misstated` joined to its head's, the floor kept."""
-    evidence = EVIDENCE.of(result)["hallucination"]
-    p = joined(unfloored(evidence), misstated, weight)
-    return max(p, evidence["floor"]["misstated"]) if evidence.get("floor") else p
 
 
 if __name__ == "__main__":

@@ -200,10 +200,14 @@ def unfloored(evidence: Mapping) -> float:
     return joined(p, doubt["doubt"], doubt["weight"]) if doubt else p
 
 
+def at_least(p: float, floor: Mapping | None) -> float:
+    """`p`, raised to a floor's misstatement where there is a floor (`floored`)."""
+    return max(p, floor["misstated"]) if floor else p
+
+
 def explained_p(evidence: Mapping) -> float:
     """The detector's score an `evidence` record explains: `unfloored`, at least its floor."""
-    floor = evidence.get("floor")
-    return max(unfloored(evidence), floor["misstated"]) if floor else unfloored(evidence)
+    return at_least(unfloored(evidence), evidence.get("floor"))
 
 
 def _floor(finding: Mapping) -> dict:
@@ -349,9 +353,6 @@ class StackedDetector(Detector):
             [*(results[name].response_words for name in RAISED_BY), sure_words],
         )
         findings = details.FINDINGS.of(results[FINDINGS]) if FINDINGS in results else None
-
-        def at_least(p: float, floor: Mapping | None) -> float:
-            return max(p, floor["misstated"]) if floor else p
 
         evidence_of = {error_type: evidence(self.models[error_type], row) for error_type in ERROR_TYPES}
         for error_type, floor in floors.items():
