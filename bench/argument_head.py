@@ -1,11 +1,11 @@
-"""A coverage head per argument, measured beside the verdict's (not shipped).
+"""A coverage head per argument, measured beside the verdict's example heads: how v16's was chosen.
 
     python bench/argument_head.py --data PERSPECTRUM.jsonl --organic WRITTEN.jsonl WRITTEN-SECOND.jsonl \
         --part head --dev ../shared/data/npov_foreign/dev.jsonl \
         --also-dev ../shared/data/npov_foreign/dev_v3.jsonl --with-data-dev --cache
 
 Each argument of each training answer is a row: the components' scores of its words (the
-highest and the mean over them, `COMPONENTS`), the log of the answer's argument count and of its
+highest and the mean over them, `argument_head.COMPONENTS`), the log of the answer's argument count and of its
 words, and with `--sizes` each score times each of the two (so how far a score is trusted may
 follow the answer's size); the label is whether the argument is dropped (`Labels.uncovered`). The
 training answers are those the stacked heads are fitted on (the head's half of the claims, the
@@ -14,14 +14,15 @@ argument. An answer's score is its most likely dropped argument's P. Printed per
 (ROC AUC × 100, each set's selection slices: `explorer.training.stacked.selection_slices`): the
 shipped verdict's coverage; the argument head alone; and the verdict with the argument head's
 score joined by noisy-or at each of `--weights`, the meaning check's doubt at each of `--doubts`
-(`stacked.DOUBT` is the shipped one), the floor kept. The components' scores come through the
-result cache with `--cache` (they are the stacked command's, so its cache serves).
+(`stacked.DOUBT` is the shipped one), the floor kept, the shipped argument head's join left out
+(the head fitted here takes its place: `explorer.detectors.ops.argument_head` is what it fits).
+The components' scores come through the result cache with `--cache` (they are the stacked
+command's, so its cache serves).
 """
 
 from __future__ import annotations
 
 import functools
-import math
 import sys
 from pathlib import Path
 
@@ -39,29 +40,19 @@ from explorer.cli.stacked import feature_options  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.data.labels import is_error_free  # noqa: E402
 from explorer.detectors.details import EVIDENCE  # noqa: E402
+from explorer.detectors.ops import argument_head  # noqa: E402
 from explorer.detectors.stacked import StackedDetector, create_components  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 from explorer.scoring.runner import all_results  # noqa: E402
 from explorer.training import stacked as training  # noqa: E402
 from explorer.training.data import foreign_parser, foreign_sets, is_labelled, training_examples  # noqa: E402
 
-COMPONENTS = ("tagger_coverage", "matching", "meaning", "polarity", "alignment_classifier_tuned", "semantic_tuned")
-
 
 def argument_rows(example, results, sizes: bool) -> tuple[list[tuple[int, int]], np.ndarray]:
-    """Each argument of `example` and its row (NaN where a component did not read the example)."""
-    keys = [(p, a) for p, a, _ in example.arguments()]
-    columns = []
-    for name in COMPONENTS:
-        words: dict[tuple[int, int], list[float]] = {}
-        for word in results[name].argument_words if name in results else ():
-            words.setdefault((word.perspective, word.argument), []).append(word.score)
-        columns.append([max(words[k]) if k in words else math.nan for k in keys])
-        columns.append([float(np.mean(words[k])) if k in words else math.nan for k in keys])
-    scores = np.array(columns, dtype=float).T.reshape(len(keys), -1)
-    size = np.tile([math.log(len(keys)), math.log(max(len(example.response.split()), 1))], (len(keys), 1))
-    parts = [scores, size] + ([scores * size[:, [0]], scores * size[:, [1]]] if sizes else [])
-    return keys, np.hstack(parts)
+    """Each argument of `example` and its row of the argument head's features, without the size
+    products unless `sizes`."""
+    keys, found = argument_head.rows(example, results)
+    return keys, found if sizes else found[:, : len(argument_head.SCORES) + len(argument_head.SIZES)]
 
 
 def main(argv=None) -> int:
@@ -110,7 +101,8 @@ def main(argv=None) -> int:
         for weight in (float(w) for w in args.weights.split(",")):
             for doubt in (float(d) for d in args.doubts.split(",")):
                 readings[f"verdict + argument head at {weight}, doubt {doubt}"] = {
-                    i: rejoined(EVIDENCE.of(shipped[i])["coverage"], read[i], weight, doubt) for i in shipped
+                    i: rejoined(EVIDENCE.of(shipped[i])["coverage"], read[i], weight, doubt, argument=0.0)
+                    for i in shipped
                 }
         print(f"C={strength}")
         for name, scores in readings.items():

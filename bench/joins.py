@@ -6,10 +6,11 @@ cached results: `1 - (1 - P) (1 - w · score)`, the floor of a sure misstatement
         PERSPECTRUM.jsonl:dev --error-type hallucination --weights 0,0.1,0.2,0.3
 
 For coverage the shipped verdict already joins the meaning check's coverage score at
-`stacked.DOUBT`; this reads the head's own P(error) back from the evidence and joins at each
-weight instead (weight `DOUBT` gives the shipped scores). For hallucination the shipped verdict
-joins nothing: weight 0 gives its scores. Prints ROC AUC × 100 per file and slice (`explorer
-eval`'s), as `bench/floor.py` does; only examples with both results cached count.
+`stacked.DOUBT` (and the argument head's, kept as recorded); this reads the head's own P(error)
+back from the evidence and joins at each weight instead (weight `DOUBT` gives the shipped
+scores). For hallucination the shipped verdict joins nothing: weight 0 gives its scores. Prints
+ROC AUC × 100 per file and slice (`explorer eval`'s), as `bench/floor.py` does; only examples
+with both results cached count.
 """
 
 from __future__ import annotations
@@ -31,13 +32,14 @@ from explorer.detectors.stacked import DOUBTED_BY, StackedDetector, at_least, ev
 from explorer.scoring.cache import ResultCache  # noqa: E402
 
 
-def rejoined(evidence, score: float, weight: float, doubt: float | None = None) -> float:
+def rejoined(evidence, score: float, weight: float, doubt: float | None = None, argument: float | None = None) -> float:
     """The score an `evidence` record explains with `score` joined to its head's by noisy-or at
-    `weight`, the floor kept; the meaning check's doubt (coverage) as recorded, or at weight `doubt`
-    where one is given (0 leaves it out)."""
+    `weight`, the floor kept; the meaning check's doubt and the argument head's likeliest dropped
+    argument (coverage) as recorded, or at weight `doubt` and `argument` where given (0 leaves one out)."""
     p = evidence_p(evidence)
-    if found := evidence.get("doubt"):
-        p = joined(p, found["doubt"], found["weight"] if doubt is None else doubt)
+    for key, value, given in (("doubt", "doubt", doubt), ("argument", "dropped", argument)):
+        if found := evidence.get(key):
+            p = joined(p, found[value], found["weight"] if given is None else given)
     return at_least(joined(p, score, weight), evidence.get("floor"))
 
 

@@ -23,3 +23,9 @@ def test_the_doubt_joins_at_its_recorded_weight_unless_another_is_given():
     assert rejoined(doubted, 0.0, 0.5) == pytest.approx(0.6)  # 1 - .5 x (1 - .25 x .8)
     assert rejoined(doubted, 0.0, 0.5, doubt=0.0) == pytest.approx(0.5)
     assert rejoined(doubted, 0.0, 0.5, doubt=0.5) == pytest.approx(0.7)
+
+
+def test_the_likeliest_dropped_argument_joins_as_recorded_unless_another_weight_is_given():
+    argued = {**HEAD, "argument": {"argument": [0, 0], "name": "pro argument 1", "dropped": 0.8, "weight": 0.25}}
+    assert rejoined(argued, 0.0, 0.5) == pytest.approx(0.6)
+    assert rejoined(argued, 0.0, 0.5, argument=0.0) == pytest.approx(0.5)

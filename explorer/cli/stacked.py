@@ -103,8 +103,11 @@ def run(given: ForeignTraining) -> int:
         model, record = training.train(
             error_type, given.train_set, dev_sets, components, score, features=features, log=log
         )
+        arguments = None
+        if error_type == "coverage":
+            arguments = training.train_arguments(given.train_set, components, score, log=log)
         given.stamp(record, "explorer.cli.stacked")
-        training.save(model, record, given.out / error_type)
+        training.save(model, record, given.out / error_type, arguments)
         kept = f"kept {record['kept_features']} features, C={record['kept_C']}"
         log(f"{error_type}: {kept}, written to {given.out / error_type}")
     return 0

@@ -23,7 +23,9 @@ does not veto the other's. A perspective's coverage error is the coverage model 
 that perspective's component scores in place of the example's. A misstatement the meaning check
 is sure of (`SURE`) sets a floor under both P(error)s and its perspective's: a turned argument
 keeps the argument's words, so the closeness signals the heads weigh most call it supported; and
-its doubt that an argument is stated joins P(coverage error) (`DOUBT`).
+its doubt that an argument is stated joins P(coverage error) (`DOUBT`), as does the likeliest
+dropped argument's P(dropped) by a head that reads each argument's own word scores beside the
+answer's size (`explorer.detectors.ops.argument_head`, `ARGUMENT_WEIGHT`).
 
 Word scores are not learned: response words come from `RESPONSE_WORDS`, each raised to the
 `RAISED_BY` components' scores of the same word where those are higher, argument words from `ARGUMENT_WORDS`
@@ -35,7 +37,8 @@ The taggers read at most 512 word pieces of arguments per window and refuse argu
 than that; without them the head still scores (its features at their training mean) and the
 word scores come from `FALLBACK_WORDS`. `details.EVIDENCE` says what each component's score
 added to the log-odds of each error type (`evidence`), which Inspect and the report show under
-the verdict. The model is about a kilobyte of JSON per error type (`explorer/resources/stacked/<error type>/`).
+the verdict. The model is about a kilobyte of JSON per error type (`explorer/resources/stacked/<error type>/`), the
+argument head a few more beside the coverage head.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from explorer.detectors.base import (
     Progress,
     ResponseWordScore,
 )
+from explorer.detectors.ops import argument_head
 from explorer.detectors.ops.logistic_head import LogisticHead
 
 COMPONENTS = (
@@ -105,8 +109,16 @@ SURE = 0.85
 # arguments the closeness signals the head weighs most find every argument near some piece, and the
 # head, fitted mostly on short answers, gives the judge little weight (.12 of 1.3). Chosen on the
 # three selection sets' worst slices (docs/development/models.md, v15): at .25 each holds or gains
-# (dev_v3's R 60.1 -> 68.6 before the floor), at .3 Perspectrum dev loses .3, at .15 dev_v3 gains less.
-DOUBT = 0.25
+# (dev_v3's R 60.1 -> 68.6 before the floor), at .3 Perspectrum dev loses .3, at .15 dev_v3 gains less;
+# beside the argument head (v16) .2, where each worst slice holds at `ARGUMENT_WEIGHT`.
+DOUBT = 0.2
+# The argument head's likeliest dropped argument's P(dropped) joins P(coverage error) the same way
+# (`explorer.detectors.ops.argument_head`; a perspective's, its likeliest dropped argument's).
+# Chosen with `DOUBT` on the three selection sets' worst slices (`bench/argument_head.py`,
+# docs/development/models.md, v16): at .35 with the doubt at .2 each holds or gains and dev_v3's C
+# gains 2.8; at .5 with the doubt at .25 dev.jsonl's full organic reaches 93.0 but Perspectrum dev
+# loses .2.
+ARGUMENT_WEIGHT = 0.35
 DOUBTED_BY = "meaning"
 ARGUMENT_WORDS = "tagger"
 FALLBACK_WORDS = "semantic_tuned"
@@ -194,10 +206,21 @@ def evidence_p(evidence: Mapping) -> float:
 
 def unfloored(evidence: Mapping) -> float:
     """The P(error) an `evidence` record explains before any floor: the head's own, joined with
-    the doubt where the record has one."""
+    the doubt and the likeliest dropped argument where the record has them."""
+    return argued(doubted_evidence(evidence), evidence)
+
+
+def doubted_evidence(evidence: Mapping) -> float:
+    """The head's own P(error) an `evidence` record explains, joined with its doubt where it has one."""
     p = evidence_p(evidence)
     doubt = evidence.get("doubt")
     return joined(p, doubt["doubt"], doubt["weight"]) if doubt else p
+
+
+def argued(p: float, evidence: Mapping) -> float:
+    """`p` joined with the likeliest dropped argument's P where the `evidence` record has one."""
+    argument = evidence.get("argument")
+    return joined(p, argument["dropped"], argument["weight"]) if argument else p
 
 
 def at_least(p: float, floor: Mapping | None) -> float:
@@ -278,12 +301,19 @@ class StackedDetector(Detector):
     # 9: the qualifier check joins them; 10: the matching check; 11: the polarity check, the heads fitted
     # on both recipes of the team-written corpus and chosen on both foreign dev sets and Perspectrum dev;
     # 12: the meaning check joins the components; 13: its sure misstatements set a floor (`SURE`);
-    # 14: the invention check joins the components; 15: the meaning check's doubt joins P(coverage error) (`DOUBT`)
-    version = "15"
+    # 14: the invention check joins the components; 15: the meaning check's doubt joins P(coverage error) (`DOUBT`);
+    # 16: so does the argument head's likeliest dropped argument (`ARGUMENT_WEIGHT`)
+    version = "16"
 
     def __init__(
-        self, *, components: Mapping[str, Detector] | None = None, models: Mapping[str, LogisticHead] | None = None
+        self,
+        *,
+        components: Mapping[str, Detector] | None = None,
+        models: Mapping[str, LogisticHead] | None = None,
+        arguments: LogisticHead | None = None,
     ):
+        """`models`: the heads by error type, the shipped (or the user's) where not given; `arguments`:
+        the argument head, the one beside the coverage head loaded where that is not given."""
         from explorer.detectors import weights
         from explorer.models.trained import TrainedNotFoundError
 
@@ -292,16 +322,21 @@ class StackedDetector(Detector):
             self.models = dict(models or {})
             for error_type in ERROR_TYPES:
                 if error_type not in self.models:
-                    self.models[error_type] = load(weights(self.name).find(self.model_identity(), error_type))
+                    folder = weights(self.name).find(self.model_identity(), error_type)
+                    self.models[error_type] = load(folder)
+                    if error_type == "coverage" and arguments is None:
+                        arguments = argument_head.load(folder)
         except TrainedNotFoundError as error:
             raise DetectorError(str(error)) from error
-        self.read = read_components(self.models.values())
+        self.arguments = arguments
+        self.read = read_components([*self.models.values(), *([arguments] if arguments else [])])
 
     def config(self) -> dict:
         # The weights' digest: results and calibrations of a retrained model are not mixed up.
-        weights = json.dumps(
-            {error_type: model.to_dict() for error_type, model in sorted(self.models.items())}, sort_keys=True
-        )
+        heads = {error_type: model.to_dict() for error_type, model in sorted(self.models.items())}
+        if self.arguments is not None:
+            heads["arguments"] = self.arguments.to_dict()
+        weights = json.dumps(heads, sort_keys=True)
         return {
             "weights": hashlib.sha256(weights.encode()).hexdigest()[:16],
             "response_words": RESPONSE_WORDS,
@@ -310,6 +345,7 @@ class StackedDetector(Detector):
             "alignment": ALIGNMENT,
             "sure": SURE,
             "doubt": DOUBT,
+            "argument_weight": ARGUMENT_WEIGHT if self.arguments is not None else None,
             # The alignment kept in `details` was read with these (`explorer.detectors.semantic.assessment_of`).
             "settings": self.components[ALIGNMENT].config().get("settings", {}),
         }
@@ -360,16 +396,30 @@ class StackedDetector(Detector):
         doubter = results.get(DOUBTED_BY)
         if doubter is not None:
             evidence_of["coverage"]["doubt"] = {"by": DOUBTED_BY, "doubt": doubter.coverage, "weight": DOUBT}
+        dropped = argument_head.dropped(self.arguments, example, results) if self.arguments is not None else {}
+        if dropped:
+            (p, a), likeliest = max(dropped.items(), key=lambda item: item[1])
+            evidence_of["coverage"]["argument"] = {
+                "argument": [p, a],
+                "name": f"{example.perspectives[p].name} argument {a + 1}",
+                "dropped": likeliest,
+                "weight": ARGUMENT_WEIGHT,
+            }
+
+        def argued_in(p: float, perspective: int | None = None) -> float:
+            found = [v for (q, _), v in dropped.items() if perspective is None or q == perspective]
+            return joined(p, max(found), ARGUMENT_WEIGHT) if found else p
+
         return DetectorResult(
             detector=self.name,
             hallucination=at_least(p_error(self.models["hallucination"], row), floors.get("hallucination")),
-            coverage=at_least(doubted(p_error(coverage, row), doubter), floors.get("coverage")),
+            coverage=at_least(argued_in(doubted(p_error(coverage, row), doubter)), floors.get("coverage")),
             per_perspective={
                 p.name: at_least(
-                    doubted(p_error(coverage, feature_row(results, p.name)), doubter, p.name),
+                    argued_in(doubted(p_error(coverage, feature_row(results, p.name)), doubter, p.name), i),
                     perspective_floors.get(p.name),
                 )
-                for p in example.perspectives
+                for i, p in enumerate(example.perspectives)
             },
             response_words=response_words,
             argument_words=argument_words,

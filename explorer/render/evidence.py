@@ -10,7 +10,7 @@ import html
 from collections.abc import Mapping
 
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
-from explorer.detectors.stacked import SURE, evidence_logit, evidence_p, explained_p, unfloored
+from explorer.detectors.stacked import SURE, doubted_evidence, evidence_logit, evidence_p, explained_p, unfloored
 
 TOWARD_ERROR = "rgba(220,38,38,0.75)"
 TOWARD_NO_ERROR = "rgba(22,163,74,0.75)"
@@ -79,16 +79,29 @@ def verdict_evidence_html(
             f'<div style="opacity:0.75">constant {evidence[error_type]["intercept"]:+.2f}; log-odds {logit:+.2f}, '
             f"score {evidence_p(evidence[error_type]):.2f}</div>"
         )
-        # What lifts the score after the head: the meaning check's doubt, then a sure misstatement.
+        # What lifts the score after the head: the meaning check's doubt, the likeliest dropped argument,
+        # then a sure misstatement.
         if doubt := evidence[error_type].get("doubt"):
             rows.append(
                 _raised(
                     "doubt",
                     error_type,
-                    unfloored(evidence[error_type]),
+                    doubted_evidence(evidence[error_type]),
                     titles.get(doubt["by"], doubt["by"]),
                     f"doubts an argument is stated ({ERROR_TITLES[error_type].lower()} score {doubt['doubt']:.2f}), "
                     f"which joins the score at weight {doubt['weight']:.2f}: 1 - (1 - score) (1 - weight x doubt)",
+                )
+            )
+        if argument := evidence[error_type].get("argument"):
+            rows.append(
+                _raised(
+                    "argument",
+                    error_type,
+                    unfloored(evidence[error_type]),
+                    "The argument head",
+                    f"reads {argument['name']} as the likeliest dropped (P(dropped) {argument['dropped']:.2f}, from "
+                    f"its words' scores and the answer's size), which joins the score at weight "
+                    f"{argument['weight']:.2f}",
                 )
             )
         if floor := evidence[error_type].get("floor"):

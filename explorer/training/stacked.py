@@ -23,6 +23,7 @@ import numpy as np
 from explorer.data.example import Example
 from explorer.data.labels import has_error, is_error_free
 from explorer.detectors.base import Detector, DetectorError
+from explorer.detectors.ops import argument_head
 from explorer.detectors.ops.logistic_head import LogisticHead
 from explorer.detectors.stacked import (
     CHECKS,
@@ -206,9 +207,48 @@ def train(
     return kept[3], record
 
 
-def save(model: LogisticHead, record: Mapping[str, Any], out: Path) -> None:
-    """Write `model.json` and `training.json` (with the model file's sha256) to folder `out`."""
+def train_arguments(
+    train_set: Sequence[Example],
+    components: Mapping[str, Detector],
+    score: ScoreExamples,
+    log: Callable[[str], None] = print,
+) -> tuple[LogisticHead, dict[str, Any]]:
+    """The argument head (`explorer.detectors.ops.argument_head`) on the arguments of the train
+    examples of the coverage slices that say which argument is dropped: error-free answers and those
+    with a dropped argument (a coverage error that names none gives its arguments no label)."""
+    examples = [e for e in slice_examples(train_set, "coverage") if is_error_free(e.labels) or e.labels.uncovered]
+    try:
+        read = score(examples, [components[name] for name in COMPONENTS])
+    except DetectorError as error:
+        raise TrainingInputError(str(error)) from error
+    rows, gold = [], []
+    for example, results in zip(examples, read):
+        keys, found = argument_head.rows(example, results)
+        dropped = {(u.perspective, u.argument) for u in example.labels.uncovered}
+        rows.append(found)
+        gold += [int(key in dropped) for key in keys]
+    if len(set(gold)) < 2:
+        raise TrainingInputError("the argument head needs dropped and stated arguments among the training answers")
+    log(f"arguments: {len(gold)} arguments of {len(examples)} answers, {sum(gold)} dropped")
+    record = {"C": argument_head.STRENGTH, "train_answers": len(examples), "train_arguments": len(gold)}
+    return argument_head.fit(np.vstack(rows), gold), {**record, "dropped": sum(gold)}
+
+
+def save(
+    model: LogisticHead,
+    record: Mapping[str, Any],
+    out: Path,
+    arguments: tuple[LogisticHead, Mapping[str, Any]] | None = None,
+) -> None:
+    """Write `model.json` and `training.json` (with the model file's sha256) to folder `out`, and
+    the argument head (`train_arguments`) beside a coverage head; without one, an argument head left
+    there from before is removed, since it was fitted beside another head."""
     digest = model.save(out)
+    if arguments is not None:
+        head, fitted = arguments
+        record = {**record, "arguments": {**fitted, "weights_sha256": head.save(out, argument_head.FILE)}}
+    else:
+        (Path(out) / argument_head.FILE).unlink(missing_ok=True)
     write_record({**record, "weights_sha256": digest}, out)
 
 

@@ -14,10 +14,12 @@ from explorer.config import SAMPLE_DIR
 from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import DetectorError
+from explorer.detectors.ops import argument_head
 from explorer.detectors.ops.logistic_head import MODEL_FILE, LogisticHead
 from explorer.detectors.semantic import assessment_of
 from explorer.detectors.stacked import (
     ALIGNMENT,
+    ARGUMENT_WEIGHT,
     ARGUMENT_WORDS,
     COMPONENTS,
     DOUBT,
@@ -179,7 +181,9 @@ def test_the_meaning_checks_doubt_joins_p_coverage_error_and_is_explained(detect
     results = {name: detector.components[name].score(dropped) for name in detector.read}
     meaning = results[DOUBTED_BY]
     assert meaning.per_perspective["con"] > 0.5 > meaning.per_perspective["pro"]
-    result = detector.combine(dropped, results)
+    # Without the argument head (heads given, none beside them), the doubt alone joins.
+    result = StackedDetector(components=detector.components, models=detector.models).combine(dropped, results)
+    assert "argument" not in result.details["evidence"]["coverage"]
     head = p_error(detector.models["coverage"], feature_row(results))
     assert result.coverage == pytest.approx(1 - (1 - head) * (1 - DOUBT * meaning.coverage))
     assert result.coverage > head
@@ -192,6 +196,39 @@ def test_the_meaning_checks_doubt_joins_p_coverage_error_and_is_explained(detect
     assert "doubt" not in result.details["evidence"]["hallucination"]
     without = detector.combine(dropped, {k: v for k, v in results.items() if k != DOUBTED_BY}, {DOUBTED_BY: "refused"})
     assert "doubt" not in without.details["evidence"]["coverage"]
+
+
+def test_the_likeliest_dropped_argument_joins_p_coverage_error_and_is_named(detector):
+    """The shipped argument head reads the dropped con argument as the likeliest dropped; its
+    P(dropped) joins P(coverage error) after the doubt at `ARGUMENT_WEIGHT`, and a perspective's
+    P(coverage error) joins its own likeliest dropped argument's."""
+    dropped = make_example(
+        "Supporters say open primaries increase voter engagement and give independents a voice.",
+        ("pro", ["Open primaries increase voter engagement.", "Open primaries give independents a voice."]),
+        ("con", ["Open primaries weaken party loyalty."]),
+    )
+    results = {name: detector.components[name].score(dropped) for name in detector.read}
+    result = detector.combine(dropped, results)
+    evidence = result.details["evidence"]["coverage"]
+    read = argument_head.dropped(detector.arguments, dropped, results)
+    assert max(read, key=read.get) == (1, 0) and read[(1, 0)] > 0.5 > max(read[(0, 0)], read[(0, 1)])
+    assert evidence["argument"] == {
+        "argument": [1, 0],
+        "name": "con argument 1",
+        "dropped": read[(1, 0)],
+        "weight": ARGUMENT_WEIGHT,
+    }
+    doubted = joined(p_error(detector.models["coverage"], feature_row(results)), results[DOUBTED_BY].coverage)
+    assert (
+        result.coverage
+        == pytest.approx(joined(doubted, read[(1, 0)], ARGUMENT_WEIGHT))
+        == pytest.approx(unfloored(evidence))
+    )
+    pro = joined(
+        p_error(detector.models["coverage"], feature_row(results, "pro")), results[DOUBTED_BY].per_perspective["pro"]
+    )
+    assert result.per_perspective["pro"] == pytest.approx(joined(pro, max(read[(0, 0)], read[(0, 1)]), ARGUMENT_WEIGHT))
+    assert "argument" not in result.details["evidence"]["hallucination"]
 
 
 def _a_few_of_each(examples, count):
@@ -325,7 +362,9 @@ def test_the_evidence_says_what_each_component_added_and_adds_up_to_the_score(de
         head = 1 / (1 + np.exp(-(sum(pushes) + found["intercept"])))
         assert unfloored(found) == pytest.approx(getattr(result, error_type))  # no sure misstatement here
         assert unfloored(found) == pytest.approx(
-            head if error_type == "hallucination" else joined(head, found["doubt"]["doubt"])
+            head
+            if error_type == "hallucination"
+            else joined(joined(head, found["doubt"]["doubt"]), found["argument"]["dropped"], ARGUMENT_WEIGHT)
         )
 
 

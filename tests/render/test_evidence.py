@@ -86,3 +86,21 @@ def test_a_sure_misstatements_floor_is_shown_after_the_doubt():
     assert "P(error) 0.93: the score 0.90 read through" in page
     [row] = re.findall(r'data-floor="coverage"[^>]*>(.*?)</div>', page)
     assert row.startswith("raised to 0.90: Meaning &lt;check&gt; reads an argument as misstated with P(misstated) 0.90")
+
+
+def test_the_likeliest_dropped_argument_is_shown_after_the_doubt_with_the_score_it_raises_to():
+    """0.70 after the doubt, joined with P(dropped) 0.5 at weight 0.4: 1 - 0.30 x 0.8 = 0.76; the
+    argument's name is user text, escaped."""
+    argued = {
+        "coverage": {
+            **EVIDENCE["hallucination"],
+            "doubt": {"by": "meaning", "doubt": 0.8, "weight": 0.25},
+            "argument": {"argument": [1, 0], "name": "<con> argument 1", "dropped": 0.5, "weight": 0.4},
+        }
+    }
+    page = verdict_evidence_html(argued, {}, {"coverage": 0.8})
+    assert page.index("data-doubt=") < page.index('data-argument="coverage"') < page.index("data-verdict-p=")
+    [row] = re.findall(r'data-argument="coverage"[^>]*>(.*?)</div>', page)
+    assert row.startswith("raised to 0.76: The argument head reads &lt;con&gt; argument 1 as the likeliest dropped")
+    assert "P(dropped) 0.50" in row and "weight 0.40" in row
+    assert "the score 0.76 read through" in page

@@ -88,14 +88,14 @@ class LogisticHead:
         regression = LogisticRegression(C=strength, class_weight="balanced", max_iter=1000)
         return cls.from_pipeline(error_type, features, make_pipeline(StandardScaler(), regression).fit(rows, gold))
 
-    def save(self, directory: Path) -> str:
-        """Write `MODEL_FILE` to `directory`; returns the file's sha256 (for a training record)."""
+    def save(self, directory: Path, file: str = MODEL_FILE) -> str:
+        """Write `file` to `directory`; returns the file's sha256 (for a training record)."""
         text = json.dumps(self.to_dict(), indent=1) + "\n"
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        write_text(directory / MODEL_FILE, text)
+        write_text(directory / file, text)
         return hashlib.sha256(text.encode()).hexdigest()
 
     @classmethod
-    def load(cls, directory: Path) -> LogisticHead:
-        return cls.from_dict(json.loads((Path(directory) / MODEL_FILE).read_text(encoding="utf-8")))
+    def load(cls, directory: Path, file: str = MODEL_FILE) -> LogisticHead:
+        return cls.from_dict(json.loads((Path(directory) / file).read_text(encoding="utf-8")))
