@@ -176,20 +176,3 @@ def test_the_judge_loads_at_first_use_and_names_itself_before():
     assert not fresh.judge._load.loaded
     fresh.judge.probabilities([(PRO[1][0], FAITHFUL)])
     assert fresh.judge._load.loaded and fresh.model_identity() == identity
-
-
-def test_a_pair_read_before_is_not_read_again(monkeypatch):
-    """The meaning and invention checks share a judge; a pair one read, the other gets back as read."""
-    from explorer.detectors.ops import judge as judge_module
-    from explorer.detectors.ops.judge import Judge, shipped_judge
-
-    fresh = Judge(shipped_judge().adapter_dir)
-    argument, faithful, turned = TURNS["negation"]
-    first = fresh.probabilities([(argument, faithful)])
-    run = []
-    real = judge_module.pair_logits
-    monkeypatch.setattr(judge_module, "pair_logits", lambda *a: run.append(len(a[2])) or real(*a))
-    again = fresh.probabilities([(argument, turned), (argument, faithful), (argument, turned)])
-    assert run == [1]  # the new pair alone, once
-    assert again[1] == pytest.approx(first[0]) and again[0] == pytest.approx(again[2])
-    assert again[0] == pytest.approx(Judge(fresh.adapter_dir).probabilities([(argument, turned)])[0])

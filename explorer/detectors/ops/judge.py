@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -34,10 +33,6 @@ TASK = JUDGE_TASK
 LABELS = JUDGE_LABELS
 STATES, MISSTATES, ABSENT = range(3)
 Span = tuple[int, int]
-# Pairs whose probabilities a judge keeps: the meaning and invention checks share one judge
-# (`shipped_judge`) and about a third of the invention check's pairs of an answer are ones the
-# meaning check read just before (`bench/speed.py`); a long answer asks a few hundred.
-REMEMBERED = 4096
 
 
 class PairTooLongError(ValueError):
@@ -74,7 +69,6 @@ class Judge:
         # One thread, as for the sentence encoder: two were slower on the shared 2-core machines.
         self.threads = threads
         self._lock = threading.Lock()
-        self._read: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         # The verdict over results that are all cached (the shipped sample's, an eval or rates run
         # scored before) needs only the judge's identity, and loading took about 4 s.
         self._load = LoadedOnce(self._loaded_model)
@@ -108,21 +102,7 @@ class Judge:
                 torch.set_num_threads(previous)
 
     def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """P(states, misstates, absent) of each `(argument, piece)`, shape (len(pairs), 3); a pair
-        among the last `REMEMBERED` read is not read again."""
-        with self._lock:
-            known = {pair: self._read[pair] for pair in pairs if pair in self._read}
-        asked = list(dict.fromkeys(pair for pair in pairs if pair not in known))
-        found = dict(zip(asked, self._read_pairs(asked)))
-        with self._lock:
-            for pair, row in {**known, **found}.items():
-                self._read[pair] = row
-                self._read.move_to_end(pair)
-            while len(self._read) > REMEMBERED:
-                self._read.popitem(last=False)
-        return np.array([found[pair] if pair in found else known[pair] for pair in pairs]).reshape(-1, len(LABELS))
-
-    def _read_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """P(states, misstates, absent) of each `(argument, piece)`, shape (len(pairs), 3)."""
         if not pairs:
             return np.zeros((0, len(LABELS)))
         import torch
