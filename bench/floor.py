@@ -27,7 +27,8 @@ from explorer.config import cache_dir  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.data.labels import ERROR_TYPES  # noqa: E402
 from explorer.detectors.details import EVIDENCE, misstatements  # noqa: E402
-from explorer.detectors.stacked import StackedDetector, unfloored  # noqa: E402
+from explorer.detectors.ops.explained import unfloored  # noqa: E402
+from explorer.detectors.stacked import StackedDetector  # noqa: E402
 from explorer.evaluation.slices import rankable_slices, variant_slices  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 

@@ -28,7 +28,8 @@ from explorer.config import cache_dir  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.data.labels import ERROR_TYPES  # noqa: E402
 from explorer.detectors.details import EVIDENCE  # noqa: E402
-from explorer.detectors.stacked import DOUBTED_BY, StackedDetector, at_least, evidence_p, joined  # noqa: E402
+from explorer.detectors.ops.explained import at_least, evidence_p, joined  # noqa: E402
+from explorer.detectors.stacked import DOUBTED_BY, StackedDetector  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 
 

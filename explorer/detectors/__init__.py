@@ -413,8 +413,8 @@ _SPECS = (
         "(python -m explorer.cli.stacked). The verdict's detector; where its heads read the meaning check, it keeps "
         "that check's findings, shown as cards under the verdict, and a misstatement that check is sure of "
         "(P(misstated) at least stacked.SURE) sets the least P(error) it gives; that check's doubt that an argument "
-        "is stated joins P(coverage error) by noisy-or (weight stacked.DOUBT), as does the likeliest dropped argument's "
-        "P(dropped) by a head that reads each argument's own word scores and the answer's size "
+        "is stated joins P(coverage error) by noisy-or (weight stacked.DOUBT), as does the likeliest dropped "
+        "argument's P(dropped) by a head that reads each argument's own word scores and the answer's size "
         "(weight stacked.ARGUMENT_WEIGHT).",
     ),
 )

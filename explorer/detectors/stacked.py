@@ -46,7 +46,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -64,6 +63,7 @@ from explorer.detectors.base import (
     ResponseWordScore,
 )
 from explorer.detectors.ops import argument_head
+from explorer.detectors.ops.explained import at_least, joined
 from explorer.detectors.ops.logistic_head import LogisticHead
 
 COMPONENTS = (
@@ -164,11 +164,6 @@ def evidence(head: LogisticHead, row: np.ndarray) -> dict:
     return {"intercept": head.intercept, "features": sorted(features, key=lambda f: -abs(f["push"]))}
 
 
-def evidence_logit(evidence: Mapping) -> float:
-    """The head's own log-odds on the row an `evidence` record explains, before any floor."""
-    return evidence["intercept"] + sum(feature["push"] for feature in evidence["features"])
-
-
 def raised(
     words: Sequence[ResponseWordScore], by: Iterable[Iterable[ResponseWordScore]]
 ) -> tuple[ResponseWordScore, ...]:
@@ -186,51 +181,12 @@ def sure_misstatements(results: Mapping[str, DetectorResult]) -> list[Mapping]:
     return [f for f in found if f["misstated"] >= SURE]
 
 
-def joined(p: float, doubt: float, weight: float = DOUBT) -> float:
-    """`p` joined by noisy-or with `weight` times `doubt`."""
-    return 1 - (1 - p) * (1 - weight * doubt)
-
-
 def doubted(p: float, result: DetectorResult | None, perspective: str | None = None) -> float:
     """`p` joined with the `DOUBTED_BY` result's coverage score (its `perspective`'s, where
     named); `p` where that component did not read the example."""
     if result is None:
         return p
-    return joined(p, result.coverage if perspective is None else result.per_perspective[perspective])
-
-
-def evidence_p(evidence: Mapping) -> float:
-    """The head's own P(error) on the row an `evidence` record explains: its log-odds' logistic."""
-    return 1 / (1 + math.exp(-evidence_logit(evidence)))
-
-
-def unfloored(evidence: Mapping) -> float:
-    """The P(error) an `evidence` record explains before any floor: the head's own, joined with
-    the doubt and the likeliest dropped argument where the record has them."""
-    return argued(doubted_evidence(evidence), evidence)
-
-
-def doubted_evidence(evidence: Mapping) -> float:
-    """The head's own P(error) an `evidence` record explains, joined with its doubt where it has one."""
-    p = evidence_p(evidence)
-    doubt = evidence.get("doubt")
-    return joined(p, doubt["doubt"], doubt["weight"]) if doubt else p
-
-
-def argued(p: float, evidence: Mapping) -> float:
-    """`p` joined with the likeliest dropped argument's P where the `evidence` record has one."""
-    argument = evidence.get("argument")
-    return joined(p, argument["dropped"], argument["weight"]) if argument else p
-
-
-def at_least(p: float, floor: Mapping | None) -> float:
-    """`p`, raised to a floor's misstatement where there is a floor (`floored`)."""
-    return max(p, floor["misstated"]) if floor else p
-
-
-def explained_p(evidence: Mapping) -> float:
-    """The detector's score an `evidence` record explains: `unfloored`, at least its floor."""
-    return at_least(unfloored(evidence), evidence.get("floor"))
+    return joined(p, result.coverage if perspective is None else result.per_perspective[perspective], DOUBT)
 
 
 def _floor(finding: Mapping) -> dict:

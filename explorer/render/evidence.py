@@ -10,7 +10,8 @@ import html
 from collections.abc import Mapping
 
 from explorer.data.labels import ERROR_TITLES, ERROR_TYPES
-from explorer.detectors.stacked import SURE, doubted_evidence, evidence_logit, evidence_p, explained_p, unfloored
+from explorer.detectors.ops.explained import doubted_evidence, evidence_logit, evidence_p, explained_p, unfloored
+from explorer.detectors.stacked import SURE
 
 TOWARD_ERROR = "rgba(220,38,38,0.75)"
 TOWARD_NO_ERROR = "rgba(22,163,74,0.75)"

@@ -15,6 +15,7 @@ from explorer.data.jsonl import parse_jsonl
 from explorer.data.labels import ERROR_TYPES
 from explorer.detectors.base import DetectorError
 from explorer.detectors.ops import argument_head
+from explorer.detectors.ops.explained import joined, unfloored
 from explorer.detectors.ops.logistic_head import MODEL_FILE, LogisticHead
 from explorer.detectors.semantic import assessment_of
 from explorer.detectors.stacked import (
@@ -31,10 +32,8 @@ from explorer.detectors.stacked import (
     SURE,
     StackedDetector,
     feature_row,
-    joined,
     load,
     p_error,
-    unfloored,
 )
 from explorer.models.trained import TRAINING_FILE
 from explorer.render.findings import misstatements
@@ -218,14 +217,16 @@ def test_the_likeliest_dropped_argument_joins_p_coverage_error_and_is_named(dete
         "dropped": read[(1, 0)],
         "weight": ARGUMENT_WEIGHT,
     }
-    doubted = joined(p_error(detector.models["coverage"], feature_row(results)), results[DOUBTED_BY].coverage)
+    doubted = joined(p_error(detector.models["coverage"], feature_row(results)), results[DOUBTED_BY].coverage, DOUBT)
     assert (
         result.coverage
         == pytest.approx(joined(doubted, read[(1, 0)], ARGUMENT_WEIGHT))
         == pytest.approx(unfloored(evidence))
     )
     pro = joined(
-        p_error(detector.models["coverage"], feature_row(results, "pro")), results[DOUBTED_BY].per_perspective["pro"]
+        p_error(detector.models["coverage"], feature_row(results, "pro")),
+        results[DOUBTED_BY].per_perspective["pro"],
+        DOUBT,
     )
     assert result.per_perspective["pro"] == pytest.approx(joined(pro, max(read[(0, 0)], read[(0, 1)]), ARGUMENT_WEIGHT))
     assert "argument" not in result.details["evidence"]["hallucination"]
@@ -364,7 +365,7 @@ def test_the_evidence_says_what_each_component_added_and_adds_up_to_the_score(de
         assert unfloored(found) == pytest.approx(
             head
             if error_type == "hallucination"
-            else joined(joined(head, found["doubt"]["doubt"]), found["argument"]["dropped"], ARGUMENT_WEIGHT)
+            else joined(joined(head, found["doubt"]["doubt"], DOUBT), found["argument"]["dropped"], ARGUMENT_WEIGHT)
         )
 
 

@@ -69,7 +69,7 @@ def test_the_shipped_scores_are_what_the_detector_computes_now(tmp_path, sample,
 
 def test_a_new_version_is_computed_again(tmp_path, sample, stacked):
     cache = shipped(tmp_path, "stacked")
-    newer = StackedDetector(components=stacked.components, models=stacked.models)
+    newer = StackedDetector(components=stacked.components, models=stacked.models, arguments=stacked.arguments)
     newer.version = f"{stacked.version}-changed"
     assert cache.get(stacked, sample[0]) is not None
     assert score_example(sample[0], [newer], cache).computed == {"stacked"}
@@ -79,7 +79,7 @@ def test_a_part_with_other_settings_is_computed_again(tmp_path, sample, stacked)
     cache = shipped(tmp_path, "stacked")
     semantic = stacked.components["semantic"]
     components = {**stacked.components, "semantic": SemanticDetector(encoder=semantic.encoder, argument_pool="mean")}
-    changed = StackedDetector(components=components, models=stacked.models)
+    changed = StackedDetector(components=components, models=stacked.models, arguments=stacked.arguments)
     # The stacked detector's own info names its parts' versions and models, not their settings.
     assert changed.info() == stacked.info()
     assert score_example(sample[0], [changed], cache).computed == {"stacked"}
