@@ -1,16 +1,20 @@
-"""The command that made the shipped stacked heads (`explorer/resources/stacked/`):
+"""The command that made the shipped stacked heads (`explorer/resources/stacked/`; each head's
+`training.json` names the whole line that made it), e.g. the coverage head and the argument head:
 
     python -m explorer.cli.stacked --data ~/.cache/rag-error-explorer/perspectrum.jsonl \\
-        --organic ~/.cache/rag-error-explorer/written.jsonl --part head --dev ../shared/data/npov_foreign/dev.jsonl \\
-        --coverage-features all --ship
+        --organic ~/.cache/rag-error-explorer/written.jsonl ~/.cache/rag-error-explorer/written-second.jsonl \\
+        --part head --dev ../shared/data/npov_foreign/dev.jsonl --also-dev ../shared/data/npov_foreign/dev_v3.jsonl \\
+        --with-data-dev --cache --error-types coverage \\
+        --coverage-features 'tagger_coverage + matching + polarity + meaning' --ship
 
-trains both error types (`explorer.training.stacked.train`) on the head's half of the claims of
-Perspectrum train and the team-written corpus, choosing C and the feature set on `--dev` (the
-dev split of `--data` without it); `--coverage-features all` keeps the coverage head on all the
-features, the choice the README's stacked section explains (the generated answers' false
-alarms). It scores the components itself, without the result cache, once for both error types:
-about 2,900 examples with two MiniLM encoders, about 15 minutes on one CPU thread. `explorer
-train --detector stacked` trains one error type through the result cache.
+trains each error type (`explorer.training.stacked.train`) on the head's half of the claims of
+Perspectrum train and the team-written corpora, choosing C (and, without `--<error
+type>-features`, the feature set) on the worst slice of each dev set. Beside the coverage head it
+fits the argument head (`explorer.training.stacked.train_arguments`) on the same answers. It
+scores the components once for both error types (through the result cache with `--cache`, so a
+rerun after one component changed scores only that one; with all of them cached, the coverage
+heads took 26 s). `explorer train --detector stacked` trains one error type's example head
+through the result cache.
 """
 
 from __future__ import annotations

@@ -69,6 +69,11 @@ def test_shipped_head_matches_its_training_record(detector, error_type):
         and detector.models[error_type].error_type == error_type
     )
     assert (SHIPPED / error_type / MODEL_FILE).stat().st_size < 4096
+    if error_type == "coverage":  # the argument head beside it, fitted by the same command
+        kept = SHIPPED / error_type / argument_head.FILE
+        assert hashlib.sha256(kept.read_bytes()).hexdigest() == record["arguments"]["weights_sha256"]
+        assert argument_head.load(SHIPPED / error_type) == detector.arguments
+        assert record["arguments"]["train_arguments"] > record["arguments"]["dropped"] > 0
 
 
 def test_a_head_reads_its_named_features_from_rows_of_all_features():
