@@ -81,41 +81,28 @@ def verdict_evidence_html(
             f"score {evidence_p(evidence[error_type]):.2f}</div>"
         )
         # What lifts the score after the head: the meaning check's doubt, the likeliest dropped argument,
-        # then a sure misstatement.
-        if doubt := evidence[error_type].get("doubt"):
-            rows.append(
-                _raised(
-                    "doubt",
-                    error_type,
-                    doubted_evidence(evidence[error_type]),
-                    titles.get(doubt["by"], doubt["by"]),
-                    f"doubts an argument is stated ({ERROR_TITLES[error_type].lower()} score {doubt['doubt']:.2f}), "
-                    f"which joins the score at weight {doubt['weight']:.2f}: 1 - (1 - score) (1 - weight x doubt)",
-                )
+        # then a sure misstatement; each line names the score it raises to.
+        found = evidence[error_type]
+        lines = []
+        if doubt := found.get("doubt"):
+            why = (
+                f"doubts an argument is stated ({ERROR_TITLES[error_type].lower()} score {doubt['doubt']:.2f}), "
+                f"which joins the score at weight {doubt['weight']:.2f}: 1 - (1 - score) (1 - weight x doubt)"
             )
-        if argument := evidence[error_type].get("argument"):
-            rows.append(
-                _raised(
-                    "argument",
-                    error_type,
-                    unfloored(evidence[error_type]),
-                    "The argument head",
-                    f"reads {argument['name']} as the likeliest dropped (P(dropped) {argument['dropped']:.2f}, from "
-                    f"its words' scores and the answer's size), which joins the score at weight "
-                    f"{argument['weight']:.2f}",
-                )
+            lines.append(("doubt", doubted_evidence(found), titles.get(doubt["by"], doubt["by"]), why))
+        if argument := found.get("argument"):
+            why = (
+                f"reads {argument['name']} as the likeliest dropped (P(dropped) {argument['dropped']:.2f}, from "
+                f"its words' scores and the answer's size), which joins the score at weight {argument['weight']:.2f}"
             )
-        if floor := evidence[error_type].get("floor"):
-            rows.append(
-                _raised(
-                    "floor",
-                    error_type,
-                    floor["misstated"],
-                    titles.get(floor["by"], floor["by"]),
-                    f"reads an argument as misstated with P(misstated) {floor['misstated']:.2f} (its card above), "
-                    f"and one of at least {SURE:.2f} sets the least score the verdict gives",
-                )
+            lines.append(("argument", unfloored(found), "The argument head", why))
+        if floor := found.get("floor"):
+            why = (
+                f"reads an argument as misstated with P(misstated) {floor['misstated']:.2f} (its card above), "
+                f"and one of at least {SURE:.2f} sets the least score the verdict gives"
             )
+            lines.append(("floor", floor["misstated"], titles.get(floor["by"], floor["by"]), why))
+        rows += [_raised(kind, error_type, to, check, why) for kind, to, check, why in lines]
         # Last, since the calibration reads the score after every line above has raised it.
         if (calibrated := (probabilities or {}).get(error_type)) is not None:
             rows.append(
