@@ -330,7 +330,9 @@ def test_trains_through_the_trainer_protocol_and_records_its_data(tmp_path):
     )
     trainer = training.StackedTrainer()
     model, record = trainer.train(request)
+    (tmp_path / argument_head.FILE).write_text("{}")  # an argument head fitted beside another coverage head
     trainer.save(model, record, tmp_path)
+    assert not (tmp_path / argument_head.FILE).exists()
     written = json.loads((tmp_path / TRAINING_FILE).read_text())
     fitted = training.slice_examples(train_set, "coverage")
     assert written["train_examples"] == len(fitted) < len(train_set)  # no hallucination-only example
