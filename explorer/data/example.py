@@ -97,6 +97,10 @@ class Example:
             for a, argument in enumerate(perspective.arguments):
                 yield p, a, argument
 
+    def argument_name(self, perspective: int, argument: int) -> str:
+        """ "con argument 2": the perspective's name and the argument's place in it, counted from 1."""
+        return f"{self.perspectives[perspective].name} argument {argument + 1}"
+
     def content_hash(self) -> str:
         """Hash of what detectors read (query, perspectives, response): a result-cache key."""
         content = {

@@ -357,7 +357,7 @@ class StackedDetector(Detector):
             (p, a), likeliest = max(dropped.items(), key=lambda item: item[1])
             evidence_of["coverage"]["argument"] = {
                 "argument": [p, a],
-                "name": f"{example.perspectives[p].name} argument {a + 1}",
+                "name": example.argument_name(p, a),
                 "dropped": likeliest,
                 "weight": ARGUMENT_WEIGHT,
             }

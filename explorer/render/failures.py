@@ -23,10 +23,6 @@ def _cut(text: str) -> str:
     return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT].rsplit(" ", 1)[0] + "…"
 
 
-def _argument_name(example: Example, perspective: int, argument: int) -> str:
-    return f"{example.perspectives[perspective].name} argument {argument + 1}"
-
-
 def gold_pieces(example: Example, error_type: str) -> list[tuple[str, str]]:
     """(what, text) for each piece the gold labels mark: hallucinated spans of the response, or
     the uncovered arguments (their uncovered spans where only part is left out)."""
@@ -36,7 +32,7 @@ def gold_pieces(example: Example, error_type: str) -> list[tuple[str, str]]:
     found = []
     for uncovered in labels.uncovered:
         text = example.perspectives[uncovered.perspective].arguments[uncovered.argument]
-        name = _argument_name(example, uncovered.perspective, uncovered.argument)
+        name = example.argument_name(uncovered.perspective, uncovered.argument)
         if uncovered.spans:
             found += [(f"dropped from {name}", text[start:end]) for start, end in uncovered.spans]
         else:
@@ -52,7 +48,7 @@ def flagged_piece(example: Example, result: DetectorResult, error_type: str) -> 
     piece = worst_argument(example, result)
     if piece is None:
         return None
-    return f"flagged {_argument_name(example, piece.perspective, piece.argument)}", quote_html(piece)
+    return f"flagged {example.argument_name(piece.perspective, piece.argument)}", quote_html(piece)
 
 
 def scores_line(

@@ -42,12 +42,6 @@ def sureness(finding: Mapping) -> str:
     return f"{finding.get('measure', 'P(misstated)')} {finding['misstated']:.2f}{how}"
 
 
-def argument_name(example: Example, key: Sequence[int]) -> str:
-    """ "con argument 2": the perspective's name and the argument's place in it, counted from 1."""
-    p, a = key
-    return f"{example.perspectives[p].name} argument {a + 1}"
-
-
 def marked(text: str, words: Sequence[Sequence[float]], offset: int = 0) -> str:
     """`text` escaped, each `(start, end, score)` of `words` (offsets into the text `text` starts at
     `offset` of) marked with a shade of its score."""
@@ -70,7 +64,7 @@ def misstatement_card(example: Example, finding: Mapping) -> str:
     argument = example.perspectives[p].arguments[a]
     start, end = finding["piece"]
     turning = finding.get("turning") or {}
-    name = html.escape(argument_name(example, finding["argument"]))
+    name = html.escape(example.argument_name(*finding["argument"]))
     cell = "flex:1;min-width:14em;padding:0.4em 0.6em;border-radius:0.4em;background:rgba(156,163,175,0.12)"
     return (
         f'<div data-finding="misstates" style="margin:0.4em 0;padding:0.5em 0.7em;border-left:3px solid #991b1b">'

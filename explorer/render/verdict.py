@@ -97,7 +97,7 @@ def _piece_name(example: Example, verdict: Verdict) -> str:
     piece = verdict.piece
     if piece.perspective is None:
         return "sentence"
-    return f"{example.perspectives[piece.perspective].name} argument {piece.argument + 1}"
+    return example.argument_name(piece.perspective, piece.argument)
 
 
 def band_words(probability: float) -> str:
