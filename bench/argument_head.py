@@ -29,16 +29,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
-from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 from bench.joins import rejoined  # noqa: E402
 from explorer import detectors  # noqa: E402
 from explorer.cli.stacked import feature_options  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
-from explorer.data.labels import is_error_free  # noqa: E402
 from explorer.detectors.details import EVIDENCE  # noqa: E402
 from explorer.detectors.ops import argument_head  # noqa: E402
 from explorer.detectors.stacked import StackedDetector, create_components  # noqa: E402
@@ -48,11 +44,9 @@ from explorer.training import stacked as training  # noqa: E402
 from explorer.training.data import foreign_parser, foreign_sets, is_labelled, training_examples  # noqa: E402
 
 
-def argument_rows(example, results, sizes: bool) -> tuple[list[tuple[int, int]], np.ndarray]:
-    """Each argument of `example` and its row of the argument head's features, without the size
-    products unless `sizes`."""
-    keys, found = argument_head.rows(example, results)
-    return keys, found if sizes else found[:, : len(argument_head.SCORES) + len(argument_head.SIZES)]
+def columns(sizes: bool) -> int:
+    """How many of the argument head's features the rows keep: all, or without the size products."""
+    return len(argument_head.FEATURES) if sizes else len(argument_head.SCORES) + len(argument_head.SIZES)
 
 
 def main(argv=None) -> int:
@@ -68,9 +62,6 @@ def main(argv=None) -> int:
     cache = ResultCache() if args.cache else None
     components = create_components()
     score = functools.partial(all_results, cache=cache)
-    train = [
-        e for e in training.slice_examples(given.train_set, "coverage") if is_error_free(e.labels) or e.labels.uncovered
-    ]
     dev_sets = {"dev": given.dev_set}
     for path in args.also_dev:
         dev_sets[path.name] = [e for e in parse_jsonl(path).examples if is_labelled(e.labels)]
@@ -78,25 +69,19 @@ def main(argv=None) -> int:
         dev_sets["perspectrum dev"] = training_examples(parse_jsonl(args.data).examples, ["dev"])
     slices = {name: training.selection_slices(examples, "coverage") for name, examples in dev_sets.items()}
     dev = list({e.id: e for found in slices.values() for members in found.values() for e, _ in members}.values())
-    chosen = list(components.values())
-    rows, labels = [], []
-    for example, results in zip(train, score(train, chosen)):
-        keys, found = argument_rows(example, results, args.sizes)
-        dropped = {(u.perspective, u.argument) for u in example.labels.uncovered}
-        rows.append(found)
-        labels += [int(key in dropped) for key in keys]
-    x, y = np.vstack(rows), np.array(labels)
-    means = np.nanmean(x, axis=0)
-    print(f"{len(train)} training answers, {len(y)} arguments, {int(y.sum())} dropped", flush=True)
+    kept = columns(args.sizes)
+    train, x, y = training.labelled_arguments(given.train_set, components, score)
+    print(f"{len(train)} training answers, {len(y)} arguments, {sum(y)} dropped", flush=True)
     verdict = StackedDetector(components=components)
     dev_rows, shipped = {}, {}
-    for example, results in zip(dev, score(dev, chosen)):
-        dev_rows[example.id] = argument_rows(example, results, args.sizes)[1]
+    for example, results in zip(dev, score(dev, list(components.values()))):
+        dev_rows[example.id] = argument_head.rows(example, results)[1][:, :kept]
         shipped[example.id] = verdict.combine(example, results)
     for strength in (float(c) for c in args.strengths.split(",")):
-        head = make_pipeline(StandardScaler(), LogisticRegression(C=strength, max_iter=2000))
-        head.fit(np.where(np.isnan(x), means, x), y)
-        read = {i: float(head.predict_proba(np.where(np.isnan(r), means, r))[:, 1].max()) for i, r in dev_rows.items()}
+        head = argument_head.fit(x[:, :kept], y, strength, argument_head.FEATURES[:kept])
+        read = {
+            i: float(head.p_error(np.where(np.isnan(r), head.mean, r)).max(initial=0.0)) for i, r in dev_rows.items()
+        }
         readings = {"verdict": {i: r.coverage for i, r in shipped.items()}, "argument head": read}
         for weight in (float(w) for w in args.weights.split(",")):
             for doubt in (float(d) for d in args.doubts.split(",")):

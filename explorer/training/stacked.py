@@ -207,31 +207,40 @@ def train(
     return kept[3], record
 
 
+def labelled_arguments(
+    train_set: Sequence[Example], components: Mapping[str, Detector], score: ScoreExamples
+) -> tuple[list[Example], np.ndarray, list[int]]:
+    """The train examples of the coverage slices that say which argument is dropped (error-free
+    answers and those with a dropped argument: a coverage error that names none gives its arguments
+    no label), their arguments' rows (`explorer.detectors.ops.argument_head.rows`) and whether each
+    argument is dropped."""
+    examples = [e for e in slice_examples(train_set, "coverage") if is_error_free(e.labels) or e.labels.uncovered]
+    try:
+        read = score(examples, [components[name] for name in COMPONENTS])
+    except DetectorError as error:
+        raise TrainingInputError(str(error)) from error
+    rows, gold = [np.zeros((0, len(argument_head.FEATURES)))], []
+    for example, results in zip(examples, read):
+        keys, found = argument_head.rows(example, results)
+        dropped = {(u.perspective, u.argument) for u in example.labels.uncovered}
+        rows.append(found)
+        gold += [int(key in dropped) for key in keys]
+    return examples, np.vstack(rows), gold
+
+
 def train_arguments(
     train_set: Sequence[Example],
     components: Mapping[str, Detector],
     score: ScoreExamples,
     log: Callable[[str], None] = print,
 ) -> tuple[LogisticHead, dict[str, Any]]:
-    """The argument head (`explorer.detectors.ops.argument_head`) on the arguments of the train
-    examples of the coverage slices that say which argument is dropped: error-free answers and those
-    with a dropped argument (a coverage error that names none gives its arguments no label)."""
-    examples = [e for e in slice_examples(train_set, "coverage") if is_error_free(e.labels) or e.labels.uncovered]
-    try:
-        read = score(examples, [components[name] for name in COMPONENTS])
-    except DetectorError as error:
-        raise TrainingInputError(str(error)) from error
-    rows, gold = [], []
-    for example, results in zip(examples, read):
-        keys, found = argument_head.rows(example, results)
-        dropped = {(u.perspective, u.argument) for u in example.labels.uncovered}
-        rows.append(found)
-        gold += [int(key in dropped) for key in keys]
+    """The argument head (`explorer.detectors.ops.argument_head`) on `labelled_arguments`."""
+    examples, rows, gold = labelled_arguments(train_set, components, score)
     if len(set(gold)) < 2:
         raise TrainingInputError("the argument head needs dropped and stated arguments among the training answers")
     log(f"arguments: {len(gold)} arguments of {len(examples)} answers, {sum(gold)} dropped")
     record = {"C": argument_head.STRENGTH, "train_answers": len(examples), "train_arguments": len(gold)}
-    return argument_head.fit(np.vstack(rows), gold), {**record, "dropped": sum(gold)}
+    return argument_head.fit(rows, gold), {**record, "dropped": sum(gold)}
 
 
 def save(

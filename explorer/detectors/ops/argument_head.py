@@ -51,16 +51,18 @@ def rows(example: Example, results: Mapping[str, DetectorResult]) -> tuple[list[
     return keys, np.hstack([scores, sizes, scores * sizes[:, [0]], scores * sizes[:, [1]]])
 
 
-def fit(rows: np.ndarray, gold: Sequence[int], strength: float = STRENGTH) -> LogisticHead:
-    """The head on `rows` of `FEATURES` (a missing value at its column's mean) and whether each
-    argument is dropped."""
+def fit(
+    rows: np.ndarray, gold: Sequence[int], strength: float = STRENGTH, features: Sequence[str] = FEATURES
+) -> LogisticHead:
+    """The head on `rows` whose columns are `features` (a missing value at its column's mean) and
+    whether each argument is dropped."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
     filled = np.where(np.isnan(rows), np.nanmean(rows, axis=0), rows)
     pipeline = make_pipeline(StandardScaler(), LogisticRegression(C=strength, max_iter=2000))
-    return LogisticHead.from_pipeline("coverage", FEATURES, pipeline.fit(filled, gold))
+    return LogisticHead.from_pipeline("coverage", features, pipeline.fit(filled, gold))
 
 
 def dropped(head: LogisticHead, example: Example, results: Mapping[str, DetectorResult]) -> dict[Key, float]:

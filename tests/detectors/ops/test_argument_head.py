@@ -1,12 +1,12 @@
 """The argument head's rows (one per argument, from its words' scores and the answer's size), its
-fit and its reading; and bench/argument_head.py's rows without the size products."""
+fit and its reading; and how many columns bench/argument_head.py keeps without the size products."""
 
 import math
 
 import numpy as np
 import pytest
 
-from bench.argument_head import argument_rows
+from bench.argument_head import columns
 from explorer.detectors.base import ArgumentWordScore, DetectorResult
 from explorer.detectors.ops import argument_head
 from explorer.detectors.ops.argument_head import COMPONENTS, FEATURES, SCORES, SIZES, dropped, fit, rows
@@ -48,8 +48,7 @@ def test_each_score_is_also_multiplied_by_each_size_and_the_bench_can_leave_the_
     np.testing.assert_allclose(
         found[:, len(SCORES) + len(SIZES) :], np.hstack([scores * sizes[:, [0]], scores * sizes[:, [1]]])
     )
-    _, plain = argument_rows(EXAMPLE, results, sizes=False)
-    np.testing.assert_array_equal(plain, found[:, : len(SCORES) + len(SIZES)])
+    assert columns(sizes=False) == len(SCORES) + len(SIZES) and columns(sizes=True) == len(FEATURES)
 
 
 def test_the_fitted_head_reads_a_dropped_argument_as_likelier_dropped_and_is_kept_and_read_back(tmp_path):
