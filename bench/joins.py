@@ -28,7 +28,7 @@ from explorer.config import cache_dir  # noqa: E402
 from explorer.data.jsonl import parse_jsonl  # noqa: E402
 from explorer.data.labels import ERROR_TYPES  # noqa: E402
 from explorer.detectors.details import EVIDENCE  # noqa: E402
-from explorer.detectors.ops.explained import at_least, evidence_p, joined  # noqa: E402
+from explorer.detectors.ops.explained import at_least, joined, unfloored  # noqa: E402
 from explorer.detectors.stacked import DOUBTED_BY, StackedDetector  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 
@@ -37,11 +37,8 @@ def rejoined(evidence, score: float, weight: float, doubt: float | None = None, 
     """The score an `evidence` record explains with `score` joined to its head's by noisy-or at
     `weight`, the floor kept; the meaning check's doubt and the argument head's likeliest dropped
     argument (coverage) as recorded, or at weight `doubt` and `argument` where given (0 leaves one out)."""
-    p = evidence_p(evidence)
-    for key, value, given in (("doubt", "doubt", doubt), ("argument", "dropped", argument)):
-        if found := evidence.get(key):
-            p = joined(p, found[value], found["weight"] if given is None else given)
-    return at_least(joined(p, score, weight), evidence.get("floor"))
+    weights = {key: given for key, given in (("doubt", doubt), ("argument", argument)) if given is not None}
+    return at_least(joined(unfloored(evidence, weights), score, weight), evidence.get("floor"))
 
 
 def main(argv=None) -> int:

@@ -11,15 +11,19 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+# What joins the head's P(error) by noisy-or, in order: the record's key and the score under it
+# (the meaning check's doubt; the argument head's likeliest dropped argument).
+JOINS = (("doubt", "doubt"), ("argument", "dropped"))
+
 
 def evidence_logit(evidence: Mapping) -> float:
     """The head's own log-odds on the row an `evidence` record explains, before any floor."""
     return evidence["intercept"] + sum(feature["push"] for feature in evidence["features"])
 
 
-def joined(p: float, doubt: float, weight: float) -> float:
-    """`p` joined by noisy-or with `weight` times `doubt`."""
-    return 1 - (1 - p) * (1 - weight * doubt)
+def joined(p: float, score: float, weight: float) -> float:
+    """`p` joined by noisy-or with `weight` times `score`."""
+    return 1 - (1 - p) * (1 - weight * score)
 
 
 def evidence_p(evidence: Mapping) -> float:
@@ -27,23 +31,20 @@ def evidence_p(evidence: Mapping) -> float:
     return 1 / (1 + math.exp(-evidence_logit(evidence)))
 
 
-def unfloored(evidence: Mapping) -> float:
-    """The P(error) an `evidence` record explains before any floor: the head's own, joined with
-    the doubt and the likeliest dropped argument where the record has them."""
-    return argued(doubted_evidence(evidence), evidence)
+def unfloored(evidence: Mapping, weights: Mapping[str, float] | None = None) -> float:
+    """The P(error) an `evidence` record explains before any floor: the head's own, joined with each
+    of `JOINS` the record has, at its recorded weight or at `weights[key]` where given (0 leaves it
+    out, as a bench reading the record at other weights needs)."""
+    p = evidence_p(evidence)
+    for key, score in JOINS:
+        if found := evidence.get(key):
+            p = joined(p, found[score], (weights or {}).get(key, found["weight"]))
+    return p
 
 
 def doubted_evidence(evidence: Mapping) -> float:
-    """The head's own P(error) an `evidence` record explains, joined with its doubt where it has one."""
-    p = evidence_p(evidence)
-    doubt = evidence.get("doubt")
-    return joined(p, doubt["doubt"], doubt["weight"]) if doubt else p
-
-
-def argued(p: float, evidence: Mapping) -> float:
-    """`p` joined with the likeliest dropped argument's P where the `evidence` record has one."""
-    argument = evidence.get("argument")
-    return joined(p, argument["dropped"], argument["weight"]) if argument else p
+    """The head's own P(error) an `evidence` record explains, joined with its doubt alone."""
+    return unfloored(evidence, {"argument": 0.0})
 
 
 def at_least(p: float, floor: Mapping | None) -> float:
