@@ -8,7 +8,8 @@ cached results: `1 - (1 - P) (1 - w · score)`, the floor of a sure misstatement
 For coverage the shipped verdict already joins the meaning check's coverage score at
 `stacked.DOUBT` (and the argument head's, kept as recorded); this reads the head's own P(error)
 back from the evidence and joins at each weight instead (weight `DOUBT` gives the shipped
-scores). For hallucination the shipped verdict joins nothing: weight 0 gives its scores. Prints
+scores). For hallucination the shipped verdict joins the meaning check's hallucination score (its
+misstatement) at `stacked.MISSTATED_WEIGHT`, read back and joined at each weight the same way. Prints
 ROC AUC × 100 per file and slice (`explorer eval`'s), as `bench/floor.py` does; only examples
 with both results cached count.
 """
@@ -33,11 +34,20 @@ from explorer.detectors.stacked import DOUBTED_BY, StackedDetector  # noqa: E402
 from explorer.scoring.cache import ResultCache  # noqa: E402
 
 
-def rejoined(evidence, score: float, weight: float, doubt: float | None = None, argument: float | None = None) -> float:
+def rejoined(
+    evidence,
+    score: float,
+    weight: float,
+    doubt: float | None = None,
+    argument: float | None = None,
+    misstated: float | None = None,
+) -> float:
     """The score an `evidence` record explains with `score` joined to its head's by noisy-or at
     `weight`, the floor kept; the meaning check's doubt and the argument head's likeliest dropped
-    argument (coverage) as recorded, or at weight `doubt` and `argument` where given (0 leaves one out)."""
-    weights = {key: given for key, given in (("doubt", doubt), ("argument", argument)) if given is not None}
+    argument (coverage) and the meaning check's misstatement (hallucination) as recorded, or at
+    weight `doubt`, `argument` and `misstated` where given (0 leaves one out)."""
+    given = (("doubt", doubt), ("argument", argument), ("misstated", misstated))
+    weights = {key: weight for key, weight in given if weight is not None}
     return at_least(joined(unfloored(evidence, weights), score, weight), evidence.get("floor"))
 
 
@@ -65,7 +75,7 @@ def main(argv=None) -> int:
             cells = []
             for name, members in chosen:
                 read = [scored[example.id] for example, _ in members]
-                scores = [rejoined(evidence, score, weight, doubt=0.0) for evidence, score in read]
+                scores = [rejoined(evidence, score, weight, doubt=0.0, misstated=0.0) for evidence, score in read]
                 cells.append(f"{name} {100 * roc_auc_score([label for _, label in members], scores):.1f}")
             print(f"  weight {weight}: " + " | ".join(cells))
     return 0

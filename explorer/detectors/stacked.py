@@ -25,7 +25,8 @@ is sure of (`SURE`) sets a floor under both P(error)s and its perspective's: a t
 keeps the argument's words, so the closeness signals the heads weigh most call it supported; and
 its doubt that an argument is stated joins P(coverage error) (`DOUBT`), as does the likeliest
 dropped argument's P(dropped) by a head that reads each argument's own word scores beside the
-answer's size (`explorer.detectors.ops.argument_head`, `ARGUMENT_WEIGHT`).
+answer's size (`explorer.detectors.ops.argument_head`, `ARGUMENT_WEIGHT`); its misstatement
+joins P(hallucination) (`MISSTATED_WEIGHT`).
 
 Word scores are not learned: response words come from `RESPONSE_WORDS`, each raised to the
 `RAISED_BY` components' scores of the same word where those are higher, argument words from `ARGUMENT_WORDS`
@@ -100,10 +101,11 @@ FINDINGS = "meaning"
 # argument keeps the argument's words, so every closeness signal the heads weigh calls it
 # supported and no head learns to trust the judge over them (v12's heads give it little weight).
 # A misstated argument is both errors (a statement not provided, an argument not given). Chosen
-# on the three selection sets' worst slices: at .85 none loses and dev_v3's turned answers gain a
-# little; at .7 they gain 4.4 / 2.6 points but Perspectrum dev loses .7 / .4 and a restated
-# negation of the sample ("Nor would ... do away with") is floored (docs/development/models.md, v13).
-SURE = 0.85
+# on the three selection sets' worst slices (`bench/floor.py`, docs/development/models.md, v13 and
+# v17): with the rank-64 judge (v17) a floor at .85 costs dev.jsonl's hallucination 2.6 points on
+# its paraphrased slice and Perspectrum dev 1.3 / 1.0, at .95 Perspectrum dev still .5 / .4; at .97
+# no set loses (the judge's misstatement joins P(hallucination) instead, `MISSTATED_WEIGHT`).
+SURE = 0.97
 # The meaning check's doubt that an argument is stated (its coverage score) joins the coverage
 # head's P(error) by noisy-or, `1 - (1 - P) (1 - DOUBT · doubt)`: in long answers over many
 # arguments the closeness signals the head weighs most find every argument near some piece, and the
@@ -119,6 +121,12 @@ DOUBT = 0.2
 # gains 2.8; at .5 with the doubt at .25 dev.jsonl's full organic reaches 93.0 but Perspectrum dev
 # loses .2.
 ARGUMENT_WEIGHT = 0.35
+# The meaning check's misstatement (its hallucination score) joins the hallucination head's P(error)
+# the same way: the head, fitted where most hallucinations are invented content, gives the judge no
+# weight. Chosen on the three selection sets' worst slices with the rank-64 judge (`bench/joins.py`,
+# docs/development/models.md, v17): at .15 each holds or gains (dev_v3's R 65.8 -> 72.6), at .2
+# dev_v3's S1 loses, at .3 Perspectrum dev loses .7.
+MISSTATED_WEIGHT = 0.15
 DOUBTED_BY = "meaning"
 ARGUMENT_WORDS = "tagger"
 FALLBACK_WORDS = "semantic_tuned"
@@ -187,6 +195,12 @@ def doubted(p: float, result: DetectorResult | None, perspective: str | None = N
     if result is None:
         return p
     return joined(p, result.coverage if perspective is None else result.per_perspective[perspective], DOUBT)
+
+
+def misstated(p: float, result: DetectorResult | None) -> float:
+    """`p` joined with the `DOUBTED_BY` result's hallucination score (its misstatement); `p` where
+    that component did not read the example."""
+    return p if result is None else joined(p, result.hallucination, MISSTATED_WEIGHT)
 
 
 def _floor(finding: Mapping) -> dict:
@@ -258,8 +272,9 @@ class StackedDetector(Detector):
     # on both recipes of the team-written corpus and chosen on both foreign dev sets and Perspectrum dev;
     # 12: the meaning check joins the components; 13: its sure misstatements set a floor (`SURE`);
     # 14: the invention check joins the components; 15: the meaning check's doubt joins P(coverage error) (`DOUBT`);
-    # 16: so does the argument head's likeliest dropped argument (`ARGUMENT_WEIGHT`)
-    version = "16"
+    # 16: so does the argument head's likeliest dropped argument (`ARGUMENT_WEIGHT`); 17: the rank-64
+    # judge, the heads refitted on its scores, its misstatement joins P(hallucination) (`MISSTATED_WEIGHT`)
+    version = "17"
 
     def __init__(
         self,
@@ -302,6 +317,7 @@ class StackedDetector(Detector):
             "sure": SURE,
             "doubt": DOUBT,
             "argument_weight": ARGUMENT_WEIGHT if self.arguments is not None else None,
+            "misstated_weight": MISSTATED_WEIGHT,
             # The alignment kept in `details` was read with these (`explorer.detectors.semantic.assessment_of`).
             "settings": self.components[ALIGNMENT].config().get("settings", {}),
         }
@@ -352,6 +368,11 @@ class StackedDetector(Detector):
         doubter = results.get(DOUBTED_BY)
         if doubter is not None:
             evidence_of["coverage"]["doubt"] = {"by": DOUBTED_BY, "doubt": doubter.coverage, "weight": DOUBT}
+            evidence_of["hallucination"]["misstated"] = {
+                "by": DOUBTED_BY,
+                "misstated": doubter.hallucination,
+                "weight": MISSTATED_WEIGHT,
+            }
         dropped = argument_head.dropped(self.arguments, example, results) if self.arguments is not None else {}
         if dropped:
             (p, a), likeliest = max(dropped.items(), key=lambda item: item[1])
@@ -368,7 +389,9 @@ class StackedDetector(Detector):
 
         return DetectorResult(
             detector=self.name,
-            hallucination=at_least(p_error(self.models["hallucination"], row), floors.get("hallucination")),
+            hallucination=at_least(
+                misstated(p_error(self.models["hallucination"], row), doubter), floors.get("hallucination")
+            ),
             coverage=at_least(argued_in(doubted(p_error(coverage, row), doubter)), floors.get("coverage")),
             per_perspective={
                 p.name: at_least(

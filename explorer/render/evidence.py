@@ -81,7 +81,7 @@ def verdict_evidence_html(
             f"score {evidence_p(evidence[error_type]):.2f}</div>"
         )
         # What lifts the score after the head: the meaning check's doubt, the likeliest dropped argument,
-        # then a sure misstatement; each line names the score it raises to.
+        # its misstatement, then a sure misstatement; each line names the score it raises to.
         found = evidence[error_type]
         lines = []
         if doubt := found.get("doubt"):
@@ -96,6 +96,12 @@ def verdict_evidence_html(
                 f"its words' scores and the answer's size), which joins the score at weight {argument['weight']:.2f}"
             )
             lines.append(("argument", unfloored(found), "The argument head", why))
+        if misstatement := found.get("misstated"):
+            why = (
+                f"reads an argument as misstated ({ERROR_TITLES[error_type].lower()} score "
+                f"{misstatement['misstated']:.2f}), which joins the score at weight {misstatement['weight']:.2f}"
+            )
+            lines.append(("misstated", unfloored(found), titles.get(misstatement["by"], misstatement["by"]), why))
         if floor := found.get("floor"):
             why = (
                 f"reads an argument as misstated with P(misstated) {floor['misstated']:.2f} (its card above), "

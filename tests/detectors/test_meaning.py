@@ -50,11 +50,11 @@ def detector():
     return MeaningDetector()
 
 
-# Known failures of the shipped judge (its card says so): it reads an opposite word, a flipped
-# comparison and swapped roles as a faithful statement, and a paraphrase in other words as a
-# misstatement; the polarity check's lexicon covers the first two in the verdict. Strict: a judge
-# that learns them makes these pass and must lose the mark.
-JUDGE_MISSES = {"antonym", "comparative", "role"}
+# Known failures of the shipped judge (its card says so): it reads a flipped comparison and swapped
+# roles as a faithful statement (the rank-64 judge of stacked v17 learned the opposite word); the
+# polarity check's lexicon covers comparisons in the verdict. Strict: a judge that learns them makes
+# these pass and must lose the mark.
+JUDGE_MISSES = {"comparative", "role"}
 
 
 @pytest.mark.parametrize(

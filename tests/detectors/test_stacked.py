@@ -27,6 +27,7 @@ from explorer.detectors.stacked import (
     DOUBTED_BY,
     FEATURES,
     FINDINGS,
+    MISSTATED_WEIGHT,
     OPTIONAL,
     RESPONSE_WORDS,
     SURE,
@@ -109,7 +110,8 @@ def test_a_dropped_argument_raises_coverage_and_words_come_from_the_named_compon
         assessment_of(partial, dropped).alignment.claims
         == assessment_of(components[ALIGNMENT], dropped).alignment.claims
     )
-    assert partial.hallucination == p_error(detector.models["hallucination"], feature_row(components))
+    head = p_error(detector.models["hallucination"], feature_row(components))
+    assert partial.hallucination == joined(head, components[DOUBTED_BY].hallucination, MISSTATED_WEIGHT)
 
 
 def test_the_verdict_runs_only_the_components_it_reads_and_scores_as_with_all_of_them(detector, monkeypatch):
@@ -159,15 +161,15 @@ def test_a_sure_misstatement_sets_a_floor_under_the_verdict_and_points_it_at_the
     assert finding["misstated"] < SURE and plain.hallucination < SURE  # as shipped: a card, no floor
     assert plain.details["evidence"]["hallucination"].get("floor") is None
 
-    sure = {**finding, "misstated": 0.9}
+    sure = {**finding, "misstated": 0.99}
     findings = [sure if f is finding else f for f in meaning.details["findings"]]
     raised = detector.combine(turned, {**results, FINDINGS: replace(meaning, details={"findings": findings})})
-    assert raised.hallucination == raised.coverage == raised.per_perspective["pro"] == 0.9
+    assert raised.hallucination == raised.coverage == raised.per_perspective["pro"] == 0.99
     assert raised.per_perspective["con"] == plain.per_perspective["con"]
-    assert raised.details["evidence"]["coverage"]["floor"] == {"misstated": 0.9, "argument": [0, 0], "by": FINDINGS}
+    assert raised.details["evidence"]["coverage"]["floor"] == {"misstated": 0.99, "argument": [0, 0], "by": FINDINGS}
     top = max(raised.response_words, key=lambda w: w.score)
     assert turned.response[top.start : top.end] == "decrease"
-    assert {w.score for w in raised.argument_word_scores(0, 0)} == {0.9}
+    assert {w.score for w in raised.argument_word_scores(0, 0)} == {0.99}
     assert raised.argument_word_scores(1, 0) == plain.argument_word_scores(1, 0)
     # bench/floor.py reads the P(error) before the floor back from the evidence, under any floor
     assert [head_p(raised, t) for t in ERROR_TYPES] == pytest.approx([plain.hallucination, plain.coverage])
@@ -200,6 +202,32 @@ def test_the_meaning_checks_doubt_joins_p_coverage_error_and_is_explained(detect
     assert "doubt" not in result.details["evidence"]["hallucination"]
     without = detector.combine(dropped, {k: v for k, v in results.items() if k != DOUBTED_BY}, {DOUBTED_BY: "refused"})
     assert "doubt" not in without.details["evidence"]["coverage"]
+
+
+def test_the_meaning_checks_misstatement_joins_p_hallucination_and_is_explained(detector):
+    """The meaning check's hallucination score (its misstatement) joins the hallucination head's
+    P(error) by noisy-or at `MISSTATED_WEIGHT`: the turned answer's P(hallucination) rises over the
+    head's own by that join, the evidence says so, and without the check the head's stands."""
+    turned = make_example(
+        "Supporters say open primaries decrease voter engagement. Critics warn that open primaries weaken "
+        "party loyalty.",
+        ("pro", ["Open primaries increase voter engagement."]),
+        ("con", ["Open primaries weaken party loyalty."]),
+    )
+    results = {name: detector.components[name].score(turned) for name in detector.read}
+    meaning = results[DOUBTED_BY]
+    assert meaning.hallucination > 0.5
+    result = detector.combine(turned, results)
+    head = p_error(detector.models["hallucination"], feature_row(results))
+    assert result.hallucination == pytest.approx(1 - (1 - head) * (1 - MISSTATED_WEIGHT * meaning.hallucination))
+    assert result.hallucination > head
+    misstated = result.details["evidence"]["hallucination"]["misstated"]
+    assert misstated == {"by": DOUBTED_BY, "misstated": meaning.hallucination, "weight": MISSTATED_WEIGHT}
+    assert "misstated" not in result.details["evidence"]["coverage"]
+    assert unfloored(result.details["evidence"]["hallucination"]) == pytest.approx(result.hallucination)
+    without = detector.combine(turned, {k: v for k, v in results.items() if k != DOUBTED_BY}, {DOUBTED_BY: "refused"})
+    assert without.hallucination == head
+    assert "misstated" not in without.details["evidence"]["hallucination"]
 
 
 def test_the_likeliest_dropped_argument_joins_p_coverage_error_and_is_named(detector):
@@ -370,7 +398,7 @@ def test_the_evidence_says_what_each_component_added_and_adds_up_to_the_score(de
         head = 1 / (1 + np.exp(-(sum(pushes) + found["intercept"])))
         assert unfloored(found) == pytest.approx(getattr(result, error_type))  # no sure misstatement here
         assert unfloored(found) == pytest.approx(
-            head
+            joined(head, found["misstated"]["misstated"], MISSTATED_WEIGHT)
             if error_type == "hallucination"
             else joined(joined(head, found["doubt"]["doubt"], DOUBT), found["argument"]["dropped"], ARGUMENT_WEIGHT)
         )

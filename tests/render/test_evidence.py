@@ -104,3 +104,23 @@ def test_the_likeliest_dropped_argument_is_shown_after_the_doubt_with_the_score_
     assert row.startswith("raised to 0.76: The argument head reads &lt;con&gt; argument 1 as the likeliest dropped")
     assert "P(dropped) 0.50" in row and "weight 0.40" in row
     assert "the score 0.76 read through" in page
+
+
+def test_the_meaning_checks_misstatement_is_shown_with_the_score_it_raises_to_before_a_floor():
+    """score 0.62 joined with a misstatement of 0.8 at weight 0.15: 1 - 0.38 x 0.88 = 0.67; the
+    component's title is escaped."""
+    misstated = {
+        "hallucination": {
+            **EVIDENCE["hallucination"],
+            "misstated": {"by": "meaning", "misstated": 0.8, "weight": 0.15},
+            "floor": {"misstated": 0.99, "argument": [0, 0], "by": "meaning"},
+        }
+    }
+    page = verdict_evidence_html(misstated, {"meaning": "Meaning <check>"}, {"hallucination": 0.97})
+    assert page.index('data-misstated="hallucination"') < page.index('data-floor="hallucination"')
+    [row] = re.findall(r'data-misstated="hallucination"[^>]*>(.*?)</div>', page)
+    assert row.startswith(
+        "raised to 0.67: Meaning &lt;check&gt; reads an argument as misstated (hallucination score 0.80)"
+    )
+    assert "weight 0.15" in row
+    assert "data-misstated" not in verdict_evidence_html(EVIDENCE, {})

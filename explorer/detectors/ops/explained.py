@@ -1,7 +1,8 @@
 """The verdict's score from its evidence record (`explorer.detectors.stacked.evidence`): the head's
 log-odds, then each line that raises it, in the order the verdict applies them: the meaning
-check's doubt and the likeliest dropped argument join by noisy-or, a sure misstatement sets a
-floor. The stacked detector computes its scores with these, and the evidence block
+check's doubt and the likeliest dropped argument (coverage) or the meaning check's misstatement
+(hallucination) join by noisy-or, a sure misstatement sets a floor. The stacked detector
+computes its scores with these, and the evidence block
 (`explorer.render.evidence`) and the benches read a record back with them, so what the block
 explains is the score the verdict gave.
 """
@@ -12,8 +13,9 @@ import math
 from collections.abc import Mapping
 
 # What joins the head's P(error) by noisy-or, in order: the record's key and the score under it
-# (the meaning check's doubt; the argument head's likeliest dropped argument).
-JOINS = (("doubt", "doubt"), ("argument", "dropped"))
+# (the meaning check's doubt; the argument head's likeliest dropped argument; the meaning check's
+# misstatement, which joins P(hallucination)).
+JOINS = (("doubt", "doubt"), ("argument", "dropped"), ("misstated", "misstated"))
 
 
 def evidence_logit(evidence: Mapping) -> float:
