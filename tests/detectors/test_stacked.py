@@ -129,15 +129,20 @@ def test_the_verdict_runs_only_the_components_it_reads_and_scores_as_with_all_of
     assert detector.score(example) == detector.combine(example, every)
 
 
-def test_the_verdict_keeps_the_meaning_checks_findings_so_its_cards_need_no_other_detector(detector):
-    """Inspect shows a card per misstated argument from the results it holds; by default the
-    verdict's alone (with ROUGE-1): it carries the findings of the check its coverage head reads."""
-    turned = make_example(
+def turned_primaries():
+    """An answer stating its pro argument turned ("decrease" for "increase") and its con argument faithfully."""
+    return make_example(
         "Supporters say open primaries decrease voter engagement. Critics warn that open primaries weaken "
         "party loyalty.",
         ("pro", ["Open primaries increase voter engagement."]),
         ("con", ["Open primaries weaken party loyalty."]),
     )
+
+
+def test_the_verdict_keeps_the_meaning_checks_findings_so_its_cards_need_no_other_detector(detector):
+    """Inspect shows a card per misstated argument from the results it holds; by default the
+    verdict's alone (with ROUGE-1): it carries the findings of the check its coverage head reads."""
+    turned = turned_primaries()
     assert FINDINGS in detector.read
     result = detector.score(turned)
     assert result.details["findings"] == detector.components[FINDINGS].score(turned).details["findings"]
@@ -148,12 +153,7 @@ def test_a_sure_misstatement_sets_a_floor_under_the_verdict_and_points_it_at_the
     """Issue 47: a turned argument keeps the argument's words, so the heads call it supported; a
     misstatement the meaning check is sure of (SURE) raises both P(error)s, its perspective's,
     the turning words and the argument's words to its P(misstated), and says so in the evidence."""
-    turned = make_example(
-        "Supporters say open primaries decrease voter engagement. Critics warn that open primaries weaken "
-        "party loyalty.",
-        ("pro", ["Open primaries increase voter engagement."]),
-        ("con", ["Open primaries weaken party loyalty."]),
-    )
+    turned = turned_primaries()
     results = {name: detector.components[name].score(turned) for name in detector.read}
     plain = detector.combine(turned, results)
     meaning = results[FINDINGS]
@@ -208,12 +208,7 @@ def test_the_meaning_checks_misstatement_joins_p_hallucination_and_is_explained(
     """The meaning check's hallucination score (its misstatement) joins the hallucination head's
     P(error) by noisy-or at `MISSTATED_WEIGHT`: the turned answer's P(hallucination) rises over the
     head's own by that join, the evidence says so, and without the check the head's stands."""
-    turned = make_example(
-        "Supporters say open primaries decrease voter engagement. Critics warn that open primaries weaken "
-        "party loyalty.",
-        ("pro", ["Open primaries increase voter engagement."]),
-        ("con", ["Open primaries weaken party loyalty."]),
-    )
+    turned = turned_primaries()
     results = {name: detector.components[name].score(turned) for name in detector.read}
     meaning = results[DOUBTED_BY]
     assert meaning.hallucination > 0.5
