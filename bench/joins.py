@@ -47,7 +47,7 @@ def rejoined(
     argument (coverage) and the meaning check's misstatement (hallucination) as recorded, or at
     weight `doubt`, `argument` and `misstated` where given (0 leaves one out)."""
     given = (("doubt", doubt), ("argument", argument), ("misstated", misstated))
-    weights = {key: weight for key, weight in given if weight is not None}
+    weights = {key: value for key, value in given if value is not None}
     return at_least(joined(unfloored(evidence, weights), score, weight), evidence.get("floor"))
 
 
